@@ -1,0 +1,1 @@
+//! Tool handlers, one file per domain.

@@ -1,0 +1,18 @@
+//! outl: an MCP server for outliner workspaces.
+//!
+//! Folders are the architecture: `outline` is the markdown format, `workspace` the pages on
+//! disk, `actions` the tool handlers, `mcp` the protocol and the reply projection, `cli` the
+//! command line and its un-projected envelope.
+
+// The #[tool] expansion names runtime items as `::outl_server::...`, which must also resolve
+// inside this crate.
+extern crate self as outl_server;
+
+pub mod actions;
+pub mod cli;
+mod error;
+pub mod mcp;
+pub mod outline;
+pub mod workspace;
+
+pub use error::{Error, ErrorCode};
