@@ -1,1 +1,5 @@
+//! The MCP surface: the registry's runtime types, the reply projection, the protocol handler
+//! and its transports.
+
+pub mod payload;
 pub mod registry;
