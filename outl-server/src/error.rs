@@ -9,6 +9,8 @@ use serde_json::Value;
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     InvalidArguments,
+    /// `outl call` named a tool the registry does not have (MCP answers JSON-RPC -32602).
+    UnknownTool,
     PageNotFound,
     PageExists,
     BlockNotFound,
@@ -26,6 +28,7 @@ impl ErrorCode {
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidArguments => "INVALID_ARGUMENTS",
+            ErrorCode::UnknownTool => "UNKNOWN_TOOL",
             ErrorCode::PageNotFound => "PAGE_NOT_FOUND",
             ErrorCode::PageExists => "PAGE_EXISTS",
             ErrorCode::BlockNotFound => "BLOCK_NOT_FOUND",
