@@ -1,0 +1,111 @@
+//! The handler-facing model of a workspace: pages made of blocks, each block with its id.
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::outline::Properties;
+
+/// A page or a journal day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PageKind {
+    Page,
+    Journal { date: NaiveDate },
+}
+
+/// One page as read from disk, with the ids of its blocks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page {
+    /// The lowercased name: how the page is addressed (see the slug rule in the module docs).
+    pub slug: String,
+    /// The name as written: `title::` if the page has one, else derived from the file name.
+    pub name: String,
+    pub kind: PageKind,
+    /// Path of the markdown file relative to the workspace root, `/`-separated.
+    pub file: String,
+    /// Page properties: the `key:: value` lines before the first bullet.
+    pub properties: Properties,
+    pub blocks: Vec<Block>,
+    /// Modification time of the file, unix milliseconds.
+    pub updated: i64,
+    /// Content hash of the file as read (see [`content_hash`](super::content_hash)).
+    pub hash: String,
+}
+
+/// One bulleted block.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Block {
+    /// Short base32 id minted by outl, or the block's own `id::` property when it has one.
+    pub id: String,
+    /// Raw text as in the markdown, task marker included, without the property lines.
+    pub text: String,
+    /// `key:: value` lines under the block's first line, as written (`collapsed::`, `id::` too).
+    pub properties: Properties,
+    pub children: Vec<Block>,
+}
+
+impl Page {
+    /// The block with this id, and its path of child indexes from the page's top level.
+    pub fn find_block(&self, id: &str) -> Option<(Vec<usize>, &Block)> {
+        let mut path = Vec::new();
+        find_in(&self.blocks, id, &mut path).map(|block| (path, block))
+    }
+
+    /// Mutable access to the block with this id.
+    pub fn find_block_mut(&mut self, id: &str) -> Option<&mut Block> {
+        find_in_mut(&mut self.blocks, id)
+    }
+
+    /// Every block of the page in document (pre-)order.
+    pub fn blocks_preorder(&self) -> Vec<&Block> {
+        let mut out = Vec::new();
+        for block in &self.blocks {
+            block.collect_preorder(&mut out);
+        }
+        out
+    }
+
+    /// The journal date, for a journal page.
+    pub fn date(&self) -> Option<NaiveDate> {
+        match self.kind {
+            PageKind::Journal { date } => Some(date),
+            PageKind::Page => None,
+        }
+    }
+}
+
+impl Block {
+    /// This block and its descendants in document (pre-)order.
+    pub fn collect_preorder<'a>(&'a self, out: &mut Vec<&'a Block>) {
+        out.push(self);
+        for child in &self.children {
+            child.collect_preorder(out);
+        }
+    }
+}
+
+fn find_in<'a>(blocks: &'a [Block], id: &str, path: &mut Vec<usize>) -> Option<&'a Block> {
+    for (i, block) in blocks.iter().enumerate() {
+        path.push(i);
+        if block.id == id {
+            return Some(block);
+        }
+        if let Some(found) = find_in(&block.children, id, path) {
+            return Some(found);
+        }
+        path.pop();
+    }
+    None
+}
+
+fn find_in_mut<'a>(blocks: &'a mut [Block], id: &str) -> Option<&'a mut Block> {
+    for block in blocks {
+        if block.id == id {
+            return Some(block);
+        }
+        if let Some(found) = find_in_mut(&mut block.children, id) {
+            return Some(found);
+        }
+    }
+    None
+}
