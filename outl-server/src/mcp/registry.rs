@@ -1,11 +1,24 @@
 //! The runtime half of the tool registry. `#[outl_macros::tool]` implements [`Tool`] for each
 //! handler and `outl_macros::registry!` collects them into a [`Registry`]; nothing here is
 //! written by hand per tool.
+//!
+//! The compile-time rules (RFC 0276's droppability test, the `tools.toml` contract) are
+//! evaluated by `const` items that the macros generate; the `const fn`s they call live in
+//! [`checks`].
 
-use serde_json::{Map, Value};
+mod args;
+#[doc(hidden)]
+pub mod checks;
 
-use crate::Error;
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+pub use serde_json::{Map, Value};
+
+pub use self::args::{Problem, decode_args};
 use crate::workspace::Workspace;
+use crate::{Error, ErrorCode};
 
 /// How a success reply is projected onto the MCP wire (RFC 0276 decision 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,4 +71,153 @@ pub struct ToolSpec {
 pub struct Reply {
     pub payload: Payload,
     pub data: Value,
+}
+
+/// One field of a [`ToolFields`] type, as the compile-time checks see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// The name on the wire, after `#[serde(rename)]` / `rename_all`.
+    pub name: &'static str,
+    /// The Rust type as written in the struct, as `tools.toml` records parameters.
+    pub ty: &'static str,
+    /// Whether the type is written `String`, the only type a markdown payload can be.
+    pub is_string: bool,
+    /// Whether the field has a doc comment (or `#[schemars(description)]`), which becomes
+    /// its description in `inputSchema`.
+    pub documented: bool,
+}
+
+/// The fields of an argument or return type, listed by `#[derive(outl_macros::ToolFields)]`
+/// so that `#[tool]` can check `markdown(..)`, `drops(..)` and the `tools.toml` parameters
+/// at compile time.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not list its fields for the tool registry",
+    label = "`#[tool]` checks this type's fields at compile time",
+    note = "add `#[derive(outl_macros::ToolFields)]` to `{Self}`"
+)]
+pub trait ToolFields {
+    const FIELDS: &'static [Field];
+}
+
+/// A registered tool. Implemented by `#[tool]` on a unit struct named like the handler.
+pub trait Tool {
+    const SPEC: ToolSpec;
+    /// The JSON Schema of the arguments (see [`input_schema_for`]), built once.
+    fn input_schema() -> &'static Map<String, Value>;
+    /// Decode the arguments, run the handler, serialize its whole output.
+    fn call(ws: &Workspace, args: Value) -> Result<Value, Error>;
+}
+
+/// A [`Tool`] as a value, so that tools of different types share one list.
+#[derive(Clone, Copy)]
+pub struct ToolEntry {
+    pub spec: ToolSpec,
+    input_schema: fn() -> &'static Map<String, Value>,
+    call: fn(&Workspace, Value) -> Result<Value, Error>,
+}
+
+impl ToolEntry {
+    pub const fn of<T: Tool>() -> Self {
+        ToolEntry {
+            spec: T::SPEC,
+            input_schema: T::input_schema,
+            call: T::call,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    pub fn input_schema(&self) -> &'static Map<String, Value> {
+        (self.input_schema)()
+    }
+
+    /// Run the tool; the reply carries its projection kind with the data.
+    pub fn call(&self, ws: &Workspace, args: Value) -> Result<Reply, Error> {
+        let data = (self.call)(ws, args)?;
+        Ok(Reply {
+            payload: self.spec.payload,
+            data,
+        })
+    }
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("spec", &self.spec)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Every tool of the server, in the order `registry!` lists them (which is the order of
+/// `tools/list`). Names are unique: `registry!` refuses a duplicate at compile time.
+#[derive(Debug)]
+pub struct Registry {
+    tools: &'static [ToolEntry],
+}
+
+impl Registry {
+    pub const fn new(tools: &'static [ToolEntry]) -> Self {
+        Registry { tools }
+    }
+
+    pub fn tools(&self) -> &'static [ToolEntry] {
+        self.tools
+    }
+
+    pub fn get(&self, name: &str) -> Option<&'static ToolEntry> {
+        self.tools.iter().find(|tool| tool.spec.name == name)
+    }
+
+    /// `None` when no tool has that name (JSON-RPC -32602 on the MCP wire).
+    pub fn call(&self, ws: &Workspace, name: &str, args: Value) -> Option<Result<Reply, Error>> {
+        self.get(name).map(|tool| tool.call(ws, args))
+    }
+}
+
+/// The arguments of a tool that takes none: `{}` (or no arguments at all), nothing else.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, outl_macros::ToolFields,
+)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+/// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root and
+/// `additionalProperties: false`, subschemas inlined (only a recursive type keeps `$defs`).
+/// The root's `$schema` and `title` are left out: MCP defaults to 2020-12, and the title is
+/// the Rust type name, which tells the model nothing; together they cost about 80 bytes per
+/// tool in every `tools/list`.
+pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+    settings.inline_subschemas = true;
+    settings.meta_schema = None;
+    let schema = settings.into_generator().into_root_schema_for::<A>();
+    let mut map = match schema.to_value() {
+        Value::Object(map) => map,
+        // `true`/`false` schemas: an argument type derives ToolFields, so this is a struct.
+        _ => Map::new(),
+    };
+    map.remove("title");
+    map.insert("type".into(), Value::from("object"));
+    map.insert("additionalProperties".into(), Value::Bool(false));
+    map
+}
+
+/// The cached `inputSchema` of a tool; `#[tool]` gives each tool its own cell.
+pub fn cached_input_schema<A: JsonSchema>(
+    cell: &'static OnceLock<Map<String, Value>>,
+) -> &'static Map<String, Value> {
+    cell.get_or_init(input_schema_for::<A>)
+}
+
+/// Serialize a handler's whole output; a type that cannot be JSON is a bug, reported as one.
+pub fn output_to_value<T: serde::Serialize>(tool: &str, output: &T) -> Result<Value, Error> {
+    serde_json::to_value(output).map_err(|e| {
+        Error::new(
+            ErrorCode::Internal,
+            format!("{tool}: the handler's output is not JSON: {e}"),
+        )
+    })
 }

@@ -1,0 +1,340 @@
+//! Code generation. Runtime items are named by absolute path (`::outl_server::...`), which
+//! also resolves inside `outl_server` itself (`extern crate self as outl_server`).
+
+use std::path::Path;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Ident, ItemFn, Token, Visibility};
+
+use crate::ast::{FieldsInput, Handler, type_text};
+use crate::attr::{self, WhySyntax};
+use crate::check::{self, PayloadDecl, ToolDecl};
+use crate::contract::{self, ContractFile};
+use crate::ctxt::Ctxt;
+
+fn runtime() -> TokenStream {
+    quote!(::outl_server::mcp::registry)
+}
+
+pub fn tool(attr: TokenStream, item: TokenStream, source: Option<&Path>) -> TokenStream {
+    let item_fn: ItemFn = match syn::parse2(item.clone()) {
+        Ok(item_fn) => item_fn,
+        Err(_) => {
+            let error = syn::Error::new(
+                Span::call_site(),
+                "#[tool] goes on a handler fn: `fn NAME(ws: &Workspace, args: ArgsType) -> Result<OutputType, Error>`",
+            );
+            let error = error.to_compile_error();
+            return quote!(#item #error);
+        }
+    };
+    let mut cx = Ctxt::default();
+    let entries = attr::parse_entries(&mut cx, attr);
+    let handler = Handler::from_fn(&mut cx, &item_fn);
+    let decl = check::tool_decl(&mut cx, Span::call_site(), &item_fn.sig.ident, entries);
+    let contract = ContractFile::load(source)
+        .map_err(|e| cx.error_at(Span::call_site(), e))
+        .ok();
+    match (handler, decl, contract) {
+        (Some(handler), Some(decl), Some(contract)) if !cx.has_errors() => {
+            expand_tool(&handler, &decl, &contract)
+        }
+        _ => {
+            let errors = cx.to_compile_errors();
+            quote!(#item_fn #errors)
+        }
+    }
+}
+
+fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) -> TokenStream {
+    let rt = runtime();
+    let item = handler.item;
+    let vis = &item.vis;
+    let fn_ident = &item.sig.ident;
+    let args = handler.args;
+    let output = handler.output;
+    let (args_text, output_text) = (type_text(args), type_text(output));
+    let name = &decl.name;
+    let title = &decl.title;
+    let description = handler.description.as_deref().unwrap_or_default();
+    let annotations = {
+        let (read_only, destructive, idempotent) =
+            (decl.read_only, decl.destructive, decl.idempotent);
+        quote!(#rt::Annotations { read_only: #read_only, destructive: #destructive, idempotent: #idempotent })
+    };
+    let payload = match &decl.payload {
+        PayloadDecl::Json => quote!(#rt::Payload::Json),
+        PayloadDecl::Markdown { field, .. } => {
+            let field = field.to_string();
+            quote!(#rt::Payload::Markdown { field: #field })
+        }
+    };
+    let drops = decl.drops.iter().map(|drop| {
+        let field = drop.field.to_string();
+        let why = match &drop.why {
+            WhySyntax::Arg(_) => quote!(#rt::Justification::Arg),
+            WhySyntax::Elsewhere(lit) => quote!(#rt::Justification::Elsewhere(#lit)),
+        };
+        quote!(#rt::Drop { field: #field, why: #why })
+    });
+    let arg_drops: Vec<String> = decl
+        .drops
+        .iter()
+        .filter(|d| matches!(d.why, WhySyntax::Arg(_)))
+        .map(|d| d.field.to_string())
+        .collect();
+    let (record_sent, check_sent) = if arg_drops.is_empty() {
+        (quote!(), quote!())
+    } else {
+        (
+            quote! {
+                #[cfg(debug_assertions)]
+                let sent = #rt::checks::sent_args(&args, &[#(#arg_drops),*]);
+            },
+            quote! {
+                #[cfg(debug_assertions)]
+                #rt::checks::assert_args_returned(#name, &[#(#arg_drops),*], &sent, &data);
+            },
+        )
+    };
+
+    let mut checks = vec![const_check(
+        args.span_tokens(),
+        quote!(#rt::checks::documented_args::<#args>(#name, #args_text)),
+    )];
+    if let PayloadDecl::Markdown { kind, field } = &decl.payload {
+        let field_text = field.to_string();
+        checks.push(const_check(
+            field.span(),
+            quote!(#rt::checks::markdown_field::<#output>(#name, #output_text, #field_text)),
+        ));
+        let dropped = decl.drops.iter().map(|d| d.field.to_string());
+        checks.push(const_check(
+            kind.span(),
+            quote!(#rt::checks::undropped_fields::<#output>(#name, #output_text, #field_text, &[#(#dropped),*])),
+        ));
+    }
+    for drop in &decl.drops {
+        let field = drop.field.to_string();
+        checks.push(const_check(
+            drop.field.span(),
+            quote!(#rt::checks::dropped_field::<#output>(#name, #output_text, #field)),
+        ));
+        if let WhySyntax::Arg(arg) = &drop.why {
+            checks.push(const_check(
+                arg.span(),
+                quote!(#rt::checks::arg_field::<#args>(#name, #args_text, #field)),
+            ));
+        }
+    }
+    let entry = contract.compare(decl);
+    let disagreements = &entry.disagreements;
+    let params = match &entry.params {
+        Some(params) => {
+            let pairs = params.iter().map(|(k, v)| quote!((#k, #v)));
+            quote!(::core::option::Option::Some(&[#(#pairs),*]))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (head, tail) = (contract::render_head(decl), contract::render_tail(decl));
+    checks.push(const_check(
+        fn_ident.span(),
+        quote!(#rt::checks::contract::<#args>(&#rt::checks::Contract {
+            tool: #name,
+            disagreements: &[#(#disagreements),*],
+            params: #params,
+            head: #head,
+            tail: #tail,
+        })),
+    ));
+    let track_contract = track_file(&contract.path);
+    let doc = format!("The MCP tool `{name}`, whose handler is the fn of the same name.");
+
+    quote! {
+        #item
+
+        #[doc = #doc]
+        #[allow(non_camel_case_types)]
+        #vis struct #fn_ident {}
+
+        impl #rt::Tool for #fn_ident {
+            const SPEC: #rt::ToolSpec = #rt::ToolSpec {
+                name: #name,
+                title: #title,
+                description: #description,
+                payload: #payload,
+                drops: &[#(#drops),*],
+                annotations: #annotations,
+            };
+
+            fn input_schema() -> &'static #rt::Map<::std::string::String, #rt::Value> {
+                static SCHEMA: ::std::sync::OnceLock<#rt::Map<::std::string::String, #rt::Value>> =
+                    ::std::sync::OnceLock::new();
+                #rt::cached_input_schema::<#args>(&SCHEMA)
+            }
+
+            fn call(
+                ws: &::outl_server::workspace::Workspace,
+                args: #rt::Value,
+            ) -> ::core::result::Result<#rt::Value, ::outl_server::Error> {
+                #record_sent
+                let args: #args = #rt::decode_args(<Self as #rt::Tool>::input_schema(), args)?;
+                let output = #fn_ident(ws, args).map_err(::core::convert::Into::<::outl_server::Error>::into)?;
+                let data = #rt::output_to_value(#name, &output)?;
+                #check_sent
+                ::core::result::Result::Ok(data)
+            }
+        }
+
+        #(#checks)*
+        #track_contract
+    }
+}
+
+trait SpanTokens {
+    fn span_tokens(&self) -> Span;
+}
+
+impl<T: ToTokens> SpanTokens for T {
+    /// The first token's span: enough for the caret to land on the type.
+    fn span_tokens(&self) -> Span {
+        self.to_token_stream()
+            .into_iter()
+            .next()
+            .map_or_else(Span::call_site, |t| t.span())
+    }
+}
+
+/// A `const` that fails compilation, at `span`, with the message `call` returns (if any).
+fn const_check(span: Span, call: TokenStream) -> TokenStream {
+    quote_spanned! {span=>
+        const _: () = {
+            let message = #call;
+            if !message.is_empty() {
+                ::core::panic!("{}", message.as_str())
+            }
+        };
+    }
+}
+
+/// Make cargo rebuild the crate when `tools.toml` changes.
+fn track_file(path: &Path) -> TokenStream {
+    let path = path.to_string_lossy();
+    quote!(
+        const _: &[u8] = ::core::include_bytes!(#path);
+    )
+}
+
+/// `#(#attrs)* #vis static NAME = [path, ...];`
+struct RegistryInput {
+    attrs: Vec<Attribute>,
+    vis: Visibility,
+    ident: Ident,
+    tools: Punctuated<syn::Path, Token![,]>,
+}
+
+impl Parse for RegistryInput {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        input.parse::<Token![static]>()?;
+        let ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let list;
+        syn::bracketed!(list in input);
+        let tools = list.parse_terminated(syn::Path::parse, Token![,])?;
+        if !input.is_empty() {
+            input.parse::<Token![;]>()?;
+        }
+        Ok(RegistryInput {
+            attrs,
+            vis,
+            ident,
+            tools,
+        })
+    }
+}
+
+pub fn registry(input: TokenStream, source: Option<&Path>) -> TokenStream {
+    let input: RegistryInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(e) => {
+            let mut e = e;
+            e.combine(syn::Error::new(
+                Span::call_site(),
+                "expected `static NAME = [path::to::handler, ...];`",
+            ));
+            return e.to_compile_error();
+        }
+    };
+    let mut cx = Ctxt::default();
+    let mut seen: Vec<String> = Vec::new();
+    for path in &input.tools {
+        let text = path.to_token_stream().to_string().replace(' ', "");
+        if seen.contains(&text) {
+            cx.error_spanned_by(
+                path,
+                format!("`{text}` is listed twice; list each handler once"),
+            );
+        }
+        seen.push(text);
+    }
+    let contract = ContractFile::load(source)
+        .map_err(|e| cx.error_at(Span::call_site(), e))
+        .ok();
+    let (Some(contract), false) = (contract, cx.has_errors()) else {
+        return cx.to_compile_errors();
+    };
+
+    let rt = runtime();
+    let RegistryInput {
+        attrs,
+        vis,
+        ident,
+        tools,
+    } = &input;
+    let tools: Vec<&syn::Path> = tools.iter().collect();
+    let entries = contract.entry_names();
+    let unique = const_check(
+        ident.span(),
+        quote!(#rt::checks::unique_names(&[#((#seen, <#tools as #rt::Tool>::SPEC.name)),*])),
+    );
+    let orphans = const_check(
+        ident.span(),
+        quote!(#rt::checks::orphan_entries(&[#(<#tools as #rt::Tool>::SPEC.name),*], &[#(#entries),*])),
+    );
+    let track_contract = track_file(&contract.path);
+    quote! {
+        #(#attrs)*
+        #vis static #ident: #rt::Registry = #rt::Registry::new(&[#(#rt::ToolEntry::of::<#tools>()),*]);
+        #unique
+        #orphans
+        #track_contract
+    }
+}
+
+pub fn tool_fields(input: TokenStream) -> TokenStream {
+    let input: syn::DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(e) => return e.to_compile_error(),
+    };
+    let mut cx = Ctxt::default();
+    let Some(parsed) = FieldsInput::from_derive(&mut cx, &input) else {
+        return cx.to_compile_errors();
+    };
+    let rt = runtime();
+    let ident = &parsed.input.ident;
+    let (impl_generics, ty_generics, where_clause) = parsed.input.generics.split_for_impl();
+    let fields = parsed.fields.iter().map(|f| {
+        let (name, ty, is_string, documented) = (&f.wire_name, &f.ty, f.is_string, f.documented);
+        quote!(#rt::Field { name: #name, ty: #ty, is_string: #is_string, documented: #documented })
+    });
+    quote! {
+        impl #impl_generics #rt::ToolFields for #ident #ty_generics #where_clause {
+            const FIELDS: &'static [#rt::Field] = &[#(#fields),*];
+        }
+    }
+}

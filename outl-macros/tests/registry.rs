@@ -1,0 +1,203 @@
+//! The definitions `#[tool]` and `registry!` generate, checked through the runtime API.
+
+use outl_macros::{ToolFields, registry, tool};
+use outl_server::mcp::registry::{Annotations, Drop, Justification, NoArgs, Payload, Reply, Tool};
+use outl_server::workspace::Workspace;
+use outl_server::{Error, ErrorCode};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+#[derive(Deserialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+struct PageRef {
+    /// The page's slug.
+    slug: String,
+    /// How many levels of blocks to render.
+    #[allow(
+        dead_code,
+        reason = "decoded to check the schema; this fixture renders every level"
+    )]
+    depth: Option<u32>,
+}
+
+#[derive(Serialize, ToolFields)]
+struct PageMarkdown {
+    slug: String,
+    md: String,
+}
+
+/// Render a page as markdown.
+#[tool(title = "Render page", read_only, payload = markdown(md), drops(slug = arg))]
+fn page_render(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+    Ok(PageMarkdown {
+        md: format!("# {}\n", args.slug),
+        slug: args.slug,
+    })
+}
+
+/// Render a page, its slug lower-cased: a canonicalization the caller does not know about.
+#[tool(title = "Render page (canonical)", read_only, payload = markdown(md), drops(slug = arg))]
+fn page_render_canonical(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+    Ok(PageMarkdown {
+        md: String::new(),
+        slug: args.slug.to_lowercase(),
+    })
+}
+
+#[derive(Serialize)]
+struct DailyPage {
+    date: String,
+    md: String,
+}
+
+/// Today's journal.
+#[tool(title = "Today's journal", read_only, idempotent, payload = json)]
+fn daily_today(_ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
+    Ok(DailyPage {
+        date: "2026-05-01".into(),
+        md: "- hello\n".into(),
+    })
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum DeleteMode {
+    /// Move the page to the trash.
+    Trash,
+    /// Delete it for good.
+    Purge,
+}
+
+#[derive(Deserialize, JsonSchema, ToolFields)]
+struct DeleteArgs {
+    /// The page to delete.
+    slug: String,
+    /// Where the page goes.
+    mode: DeleteMode,
+    /// Tags that must all be on the page.
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+/// Delete a page.
+#[tool(name = "page.delete", title = "Delete page", destructive, payload = json)]
+fn page_delete(_ws: &Workspace, args: DeleteArgs) -> Result<Value, Error> {
+    if args.slug == "missing" {
+        return Err(Error::new(ErrorCode::PageNotFound, "no such page"));
+    }
+    Ok(
+        json!({ "deleted": args.slug, "purged": matches!(args.mode, DeleteMode::Purge), "tags": args.tags }),
+    )
+}
+
+registry! {
+    /// The fixture registry.
+    static TOOLS = [page_render, daily_today, page_delete, page_render_canonical];
+}
+
+/// A fresh empty workspace; the folder lives as long as the returned guard.
+fn ws() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let ws = Workspace::open(dir.path()).expect("an empty folder opens as a workspace");
+    (dir, ws)
+}
+
+#[test]
+fn tools_keep_the_listed_order_and_their_specs() {
+    let names: Vec<&str> = TOOLS.tools().iter().map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "page_render",
+            "daily_today",
+            "page.delete",
+            "page_render_canonical"
+        ]
+    );
+
+    let render = TOOLS.get("page_render").expect("registered").spec;
+    assert_eq!(render.title, "Render page");
+    assert_eq!(render.description, "Render a page as markdown.");
+    assert_eq!(render.payload, Payload::Markdown { field: "md" });
+    assert_eq!(
+        render.drops,
+        &[Drop {
+            field: "slug",
+            why: Justification::Arg
+        }]
+    );
+    assert_eq!(
+        render.annotations,
+        Annotations {
+            read_only: true,
+            destructive: false,
+            idempotent: false
+        }
+    );
+
+    let today = <daily_today as Tool>::SPEC;
+    assert_eq!(
+        today.annotations,
+        Annotations {
+            read_only: true,
+            destructive: false,
+            idempotent: true
+        }
+    );
+    assert_eq!(today.payload, Payload::Json);
+    assert!(today.drops.is_empty());
+
+    let delete = TOOLS.get("page.delete").expect("registered").spec;
+    assert_eq!(
+        delete.annotations,
+        Annotations {
+            read_only: false,
+            destructive: true,
+            idempotent: false
+        }
+    );
+    assert!(
+        TOOLS.get("page_delete").is_none(),
+        "a tool is found by its name, not its fn"
+    );
+}
+
+#[test]
+fn dispatch_returns_the_payload_kind_with_the_data() {
+    let (_dir, ws) = ws();
+    let reply = TOOLS
+        .call(&ws, "page_render", json!({ "slug": "Home" }))
+        .expect("known tool");
+    assert_eq!(
+        reply,
+        Ok(Reply {
+            payload: Payload::Markdown { field: "md" },
+            data: json!({ "slug": "Home", "md": "# Home\n" })
+        })
+    );
+    let reply = TOOLS
+        .call(&ws, "daily_today", Value::Null)
+        .expect("known tool");
+    assert_eq!(
+        reply,
+        Ok(Reply {
+            payload: Payload::Json,
+            data: json!({ "date": "2026-05-01", "md": "- hello\n" })
+        })
+    );
+    assert!(TOOLS.call(&ws, "no_such_tool", json!({})).is_none());
+}
+
+#[test]
+fn a_handler_error_is_the_reply_error() {
+    let (_dir, ws) = ws();
+    let reply = TOOLS
+        .call(
+            &ws,
+            "page.delete",
+            json!({ "slug": "missing", "mode": "trash" }),
+        )
+        .expect("known tool");
+    assert_eq!(reply.map_err(|e| e.code), Err(ErrorCode::PageNotFound));
+}

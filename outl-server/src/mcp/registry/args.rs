@@ -1,0 +1,467 @@
+//! Decoding a `tools/call`'s arguments: every problem at once, each with a JSON pointer
+//! (SEP-1303), so a model can fix its call in one round trip instead of one per mistake.
+//!
+//! The arguments are first checked against the tool's `inputSchema`, which is what the model
+//! was shown, then decoded by serde; a serde error that the schema did not foresee (a custom
+//! deserializer's own rule) is reported with the path where it happened.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use crate::{Error, ErrorCode};
+
+/// One thing wrong with the arguments, at `pointer` (RFC 6901; `""` is the arguments object).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    pub pointer: String,
+    pub message: String,
+}
+
+/// Decode `args` against the tool's `schema`. `null` (arguments left out) means `{}`.
+/// The error is `INVALID_ARGUMENTS` with `data.problems` listing each problem.
+pub fn decode_args<A: DeserializeOwned>(
+    schema: &Map<String, Value>,
+    args: Value,
+) -> Result<A, Error> {
+    let args = if args.is_null() {
+        Value::Object(Map::new())
+    } else {
+        args
+    };
+    let root = Schema { root: schema };
+    let mut problems = Vec::new();
+    root.validate(schema, &args, &mut String::new(), &mut problems);
+    if problems.is_empty() {
+        match serde_path_to_error::deserialize::<_, A>(args) {
+            Ok(decoded) => return Ok(decoded),
+            Err(e) => problems.push(Problem {
+                pointer: pointer_of(e.path()),
+                message: e.into_inner().to_string(),
+            }),
+        }
+    }
+    Err(invalid_arguments(problems))
+}
+
+fn invalid_arguments(problems: Vec<Problem>) -> Error {
+    let summary = problems
+        .iter()
+        .map(|p| {
+            if p.pointer.is_empty() {
+                p.message.clone()
+            } else {
+                format!("{}: {}", p.pointer, p.message)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    Error::new(ErrorCode::InvalidArguments, summary).with_data(json!({ "problems": problems }))
+}
+
+fn pointer_of(path: &serde_path_to_error::Path) -> String {
+    use serde_path_to_error::Segment;
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => push_token(&mut pointer, &index.to_string()),
+            Segment::Map { key } | Segment::Enum { variant: key } => push_token(&mut pointer, key),
+            Segment::Unknown => {}
+        }
+    }
+    pointer
+}
+
+fn push_token(pointer: &mut String, token: &str) {
+    pointer.push('/');
+    pointer.push_str(&token.replace('~', "~0").replace('/', "~1"));
+}
+
+/// The subset of JSON Schema that schemars emits for Rust types: `type`, `enum`, `const`,
+/// object and array keywords, numeric and length bounds, `anyOf`/`oneOf`/`allOf` and local
+/// `$ref`s. `format` and `pattern` are left to serde, whose error carries the path.
+struct Schema<'a> {
+    root: &'a Map<String, Value>,
+}
+
+impl Schema<'_> {
+    fn validate(
+        &self,
+        schema: &Map<String, Value>,
+        value: &Value,
+        at: &mut String,
+        out: &mut Vec<Problem>,
+    ) {
+        if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
+            match self.resolve(target) {
+                Some(sub) => self.validate_value(sub, value, at, out),
+                None => out.push(Problem {
+                    pointer: at.clone(),
+                    message: format!("the schema refers to {target}, which it does not define"),
+                }),
+            }
+        }
+        self.validate_keywords(schema, value, at, out)
+    }
+
+    fn validate_keywords(
+        &self,
+        schema: &Map<String, Value>,
+        value: &Value,
+        at: &mut String,
+        out: &mut Vec<Problem>,
+    ) {
+        if let Some(expected) = schema.get("type")
+            && !type_matches(expected, value)
+        {
+            out.push(Problem {
+                pointer: at.clone(),
+                message: format!(
+                    "expected {}, got {}",
+                    describe_type(expected),
+                    json_type(value)
+                ),
+            });
+            return;
+        }
+        if let Some(Value::Array(allowed)) = schema.get("enum")
+            && !allowed.contains(value)
+        {
+            out.push(Problem {
+                pointer: at.clone(),
+                message: format!("expected one of {}", list(allowed)),
+            });
+            return;
+        }
+        if let Some(expected) = schema.get("const")
+            && expected != value
+        {
+            out.push(Problem {
+                pointer: at.clone(),
+                message: format!("expected {expected}"),
+            });
+            return;
+        }
+        for keyword in ["anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = schema.get(keyword) {
+                self.validate_alternatives(branches, value, at, out);
+            }
+        }
+        if let Some(Value::Array(all)) = schema.get("allOf") {
+            for sub in all {
+                self.validate_value(sub, value, at, out);
+            }
+        }
+        match value {
+            Value::Object(object) => self.validate_object(schema, object, at, out),
+            Value::Array(items) => self.validate_array(schema, items, at, out),
+            Value::String(s) => {
+                let length = s.chars().count() as f64;
+                bound(
+                    schema,
+                    "minLength",
+                    at,
+                    out,
+                    |min| length >= min,
+                    |min| format!("expected at least {min} characters"),
+                );
+                bound(
+                    schema,
+                    "maxLength",
+                    at,
+                    out,
+                    |max| length <= max,
+                    |max| format!("expected at most {max} characters"),
+                );
+            }
+            Value::Number(n) => {
+                let Some(n) = n.as_f64() else { return };
+                bound(
+                    schema,
+                    "minimum",
+                    at,
+                    out,
+                    |min| n >= min,
+                    |min| format!("expected a number >= {min}"),
+                );
+                bound(
+                    schema,
+                    "maximum",
+                    at,
+                    out,
+                    |max| n <= max,
+                    |max| format!("expected a number <= {max}"),
+                );
+                bound(
+                    schema,
+                    "exclusiveMinimum",
+                    at,
+                    out,
+                    |min| n > min,
+                    |min| format!("expected a number > {min}"),
+                );
+                bound(
+                    schema,
+                    "exclusiveMaximum",
+                    at,
+                    out,
+                    |max| n < max,
+                    |max| format!("expected a number < {max}"),
+                );
+            }
+            Value::Null | Value::Bool(_) => {}
+        }
+    }
+
+    fn validate_value(
+        &self,
+        schema: &Value,
+        value: &Value,
+        at: &mut String,
+        out: &mut Vec<Problem>,
+    ) {
+        match schema {
+            Value::Object(schema) => self.validate(schema, value, at, out),
+            Value::Bool(false) => out.push(Problem {
+                pointer: at.clone(),
+                message: "no value is allowed here".into(),
+            }),
+            _ => {}
+        }
+    }
+
+    fn validate_object(
+        &self,
+        schema: &Map<String, Value>,
+        object: &Map<String, Value>,
+        at: &mut String,
+        out: &mut Vec<Problem>,
+    ) {
+        let empty = Map::new();
+        let properties = schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        if let Some(Value::Array(required)) = schema.get("required") {
+            for name in required.iter().filter_map(Value::as_str) {
+                if !object.contains_key(name) {
+                    let len = at.len();
+                    push_token(at, name);
+                    out.push(Problem {
+                        pointer: at.clone(),
+                        message: "missing required property".into(),
+                    });
+                    at.truncate(len);
+                }
+            }
+        }
+        for (name, value) in object {
+            let len = at.len();
+            push_token(at, name);
+            match (properties.get(name), schema.get("additionalProperties")) {
+                (Some(sub), _) => self.validate_value(sub, value, at, out),
+                (None, Some(Value::Bool(false))) => out.push(Problem {
+                    pointer: at.clone(),
+                    message: if properties.is_empty() {
+                        "unknown property: this tool takes no arguments".into()
+                    } else {
+                        format!(
+                            "unknown property; the properties are {}",
+                            properties.keys().cloned().collect::<Vec<_>>().join(", ")
+                        )
+                    },
+                }),
+                (None, Some(extra)) => self.validate_value(extra, value, at, out),
+                (None, None) => {}
+            }
+            at.truncate(len);
+        }
+    }
+
+    fn validate_array(
+        &self,
+        schema: &Map<String, Value>,
+        items: &[Value],
+        at: &mut String,
+        out: &mut Vec<Problem>,
+    ) {
+        let count = items.len() as f64;
+        bound(
+            schema,
+            "minItems",
+            at,
+            out,
+            |min| count >= min,
+            |min| format!("expected at least {min} items"),
+        );
+        bound(
+            schema,
+            "maxItems",
+            at,
+            out,
+            |max| count <= max,
+            |max| format!("expected at most {max} items"),
+        );
+        let prefix = schema
+            .get("prefixItems")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        for (index, item) in items.iter().enumerate() {
+            let len = at.len();
+            push_token(at, &index.to_string());
+            match prefix.get(index) {
+                Some(sub) => self.validate_value(sub, item, at, out),
+                None => {
+                    if let Some(sub) = schema.get("items") {
+                        self.validate_value(sub, item, at, out);
+                    }
+                }
+            }
+            at.truncate(len);
+        }
+        if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+            for (index, item) in items.iter().enumerate() {
+                if items[..index].contains(item) {
+                    let len = at.len();
+                    push_token(at, &index.to_string());
+                    out.push(Problem {
+                        pointer: at.clone(),
+                        message: "duplicate item: the items must be unique".into(),
+                    });
+                    at.truncate(len);
+                }
+            }
+        }
+    }
+
+    /// `anyOf`/`oneOf` as schemars emits them: an `Option` (a branch plus `null`), an enum's
+    /// variants. When no branch accepts the value, the problems of the one branch whose type
+    /// fits are the useful ones; failing that, the allowed constants, or one summary.
+    fn validate_alternatives(
+        &self,
+        branches: &[Value],
+        value: &Value,
+        at: &mut String,
+        out: &mut Vec<Problem>,
+    ) {
+        let mut fitting = Vec::new();
+        for branch in branches {
+            let mut problems = Vec::new();
+            self.validate_value(branch, value, at, &mut problems);
+            if problems.is_empty() {
+                return;
+            }
+            if branch_type_fits(branch, value) {
+                fitting.push(problems);
+            }
+        }
+        if fitting.len() == 1 {
+            out.extend(fitting.pop().into_iter().flatten());
+            return;
+        }
+        let constants: Option<Vec<Value>> = branches
+            .iter()
+            .map(|b| b.get("const").cloned().or_else(|| b.get("enum").cloned()))
+            .collect::<Option<Vec<_>>>()
+            .map(|values| {
+                values
+                    .into_iter()
+                    .flat_map(|v| if let Value::Array(a) = v { a } else { vec![v] })
+                    .collect()
+            });
+        let message = match constants {
+            Some(values) => format!("expected one of {}", list(&values)),
+            None => format!("{} matches none of the allowed shapes", json_type(value)),
+        };
+        out.push(Problem {
+            pointer: at.clone(),
+            message,
+        });
+    }
+
+    fn resolve(&self, target: &str) -> Option<&Value> {
+        let pointer = target.strip_prefix('#')?;
+        let mut segments = pointer
+            .split('/')
+            .skip(1)
+            .map(|s| s.replace("~1", "/").replace("~0", "~"));
+        let first = segments.next()?;
+        segments.try_fold(self.root.get(&first)?, |node, segment| match node {
+            Value::Object(map) => map.get(&segment),
+            Value::Array(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+            _ => None,
+        })
+    }
+}
+
+fn branch_type_fits(branch: &Value, value: &Value) -> bool {
+    match branch.get("type") {
+        Some(expected) => type_matches(expected, value),
+        None => {
+            branch.get("$ref").is_some() || branch.get("properties").is_some() && value.is_object()
+        }
+    }
+}
+
+fn bound(
+    schema: &Map<String, Value>,
+    keyword: &str,
+    at: &str,
+    out: &mut Vec<Problem>,
+    holds: impl Fn(f64) -> bool,
+    message: impl Fn(&Value) -> String,
+) {
+    if let Some(limit) = schema.get(keyword)
+        && let Some(n) = limit.as_f64()
+        && !holds(n)
+    {
+        out.push(Problem {
+            pointer: at.to_owned(),
+            message: message(limit),
+        });
+    }
+}
+
+fn type_matches(expected: &Value, value: &Value) -> bool {
+    let one = |name: &str| match name {
+        "integer" => value.is_i64() || value.is_u64(),
+        other => other == json_type(value),
+    };
+    match expected {
+        Value::String(name) => one(name),
+        Value::Array(names) => names.iter().filter_map(Value::as_str).any(one),
+        _ => true,
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn describe_type(expected: &Value) -> String {
+    match expected {
+        Value::Array(names) => names
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        Value::String(name) => name.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn list(values: &[Value]) -> String {
+    values
+        .iter()
+        .map(Value::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
