@@ -168,6 +168,7 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
                 payload: #payload,
                 drops: &[#(#drops),*],
                 annotations: #annotations,
+                params: <#args as #rt::ToolFields>::FIELDS,
             };
 
             fn input_schema() -> &'static #rt::Map<::std::string::String, #rt::Value> {

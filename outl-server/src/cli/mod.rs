@@ -1,5 +1,285 @@
-//! The `outl` command line.
+//! The `outl` command line: the MCP transports (`mcp`, `serve`) and the un-projected surface
+//! for scripts (`call`, `tools`).
 
-pub fn main() -> std::process::ExitCode {
-    std::process::ExitCode::SUCCESS
+mod envelope;
+mod tools;
+
+use std::io::Read;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+pub use self::envelope::Envelope;
+use crate::actions::REGISTRY;
+use crate::mcp::http::{self, HttpOptions};
+use crate::mcp::server::OutlServer;
+use crate::mcp::stdio;
+use crate::workspace::{self, Workspace};
+use crate::{Error, ErrorCode};
+
+/// Exit status of a command that ran and reported an error (a tool error, an unopenable
+/// workspace, a transport failure).
+const EXIT_FAILED: u8 = 1;
+/// Exit status of a command used wrongly: bad flags, an unknown tool, arguments the tool
+/// refuses (INVALID_ARGUMENTS), no workspace.
+const EXIT_USAGE: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "outl",
+    version,
+    about = "An MCP server for outliner (Logseq-style) markdown workspaces."
+)]
+pub struct Cli {
+    /// Log filter for stderr (e.g. `info`, `outl_server=debug`); RUST_LOG is used when absent.
+    #[arg(long, global = true, value_name = "FILTER")]
+    log_level: Option<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve MCP over stdio, for hosts that spawn the server.
+    Mcp(WorkspaceArg),
+    /// Serve MCP over Streamable HTTP at /mcp.
+    Serve(ServeArgs),
+    /// Run one tool and print the {ok, data, error} envelope, un-projected.
+    Call(CallArgs),
+    /// Print the tool registry: the tools/list result, the tools.toml contract, or docs/tools.md.
+    Tools(tools::ToolsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WorkspaceArg {
+    /// The workspace folder. Falls back to OUTL_WORKSPACE, then to the current directory if it
+    /// already holds pages/, journals/ or .outl/.
+    #[arg(long, short = 'w', env = "OUTL_WORKSPACE", value_name = "DIR")]
+    workspace: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    workspace: WorkspaceArg,
+    /// The address to bind. Anything but loopback exposes the workspace to the network.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    host: IpAddr,
+    /// The port to bind; 0 picks a free one (the URL printed on stderr names it).
+    #[arg(long, default_value_t = 8808)]
+    port: u16,
+    /// Require `Authorization: Bearer <TOKEN>` on every request.
+    #[arg(long, env = "OUTL_TOKEN", value_name = "TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Also accept this Host header (e.g. a LAN name); repeatable. Loopback names are always accepted.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    allow_hosts: Vec<String>,
+    /// Also accept requests from this browser origin (e.g. https://app.example:443); repeatable.
+    /// Loopback origins are always accepted.
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origins: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct CallArgs {
+    /// The tool name, as in `outl tools`.
+    tool: String,
+    /// The arguments as a JSON object; `-` reads them from stdin.
+    #[arg(long, default_value = "{}", value_name = "JSON")]
+    args: String,
+    #[command(flatten)]
+    workspace: WorkspaceArg,
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.log_level.as_deref());
+    match cli.command {
+        Command::Mcp(args) => serve_with(&args, |server| async move {
+            let (reader, writer) = rmcp::transport::stdio_pipes();
+            let reader = tokio::io::BufReader::new(reader);
+            run_stdio(server, reader, writer).await
+        }),
+        Command::Serve(args) => serve_with(&args.workspace, |server| {
+            let options = HttpOptions {
+                addr: SocketAddr::new(args.host, args.port),
+                token: args.token.clone().filter(|token| !token.is_empty()),
+                extra_hosts: args.allow_hosts.clone(),
+                extra_origins: args.allow_origins.clone(),
+            };
+            http::serve(server, options)
+        }),
+        Command::Call(args) => call(&args),
+        Command::Tools(args) => tools::run(&args),
+    }
+}
+
+/// Logs go to stderr only: on stdio, stdout is the protocol.
+fn init_logging(filter: Option<&str>) {
+    let filter = match filter {
+        Some(filter) => tracing_subscriber::EnvFilter::new(filter),
+        None => tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
+/// Opens the workspace, starts a runtime and runs one transport until it ends.
+fn serve_with<F, Fut>(args: &WorkspaceArg, transport: F) -> ExitCode
+where
+    F: FnOnce(OutlServer) -> Fut,
+    Fut: Future<Output = std::io::Result<()>>,
+{
+    let workspace = match open_workspace(args) {
+        Ok(workspace) => workspace,
+        Err((err, status)) => {
+            eprintln!("outl: {err}");
+            return ExitCode::from(status);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("outl: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_FAILED);
+        }
+    };
+    let server = OutlServer::new(&REGISTRY, Arc::new(workspace));
+    match runtime.block_on(transport(server)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("outl: {e}");
+            ExitCode::from(EXIT_FAILED)
+        }
+    }
+}
+
+/// Serves one MCP session over a line-delimited reader and writer until the reader ends.
+pub async fn run_stdio<R, W>(server: OutlServer, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncBufRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let screen = stdio::Screen::new(crate::mcp::server::SUPPORTED_PROTOCOL_VERSIONS);
+    let (transport, writer_task) = stdio::StdioTransport::new(reader, writer, screen);
+    let service = rmcp::serve_server(server, transport)
+        .await
+        .map_err(|e| std::io::Error::other(format!("MCP session failed to start: {e}")))?;
+    let ended = service.waiting().await;
+    // Every sender is gone once the service has ended, so the writer drains and stops.
+    writer_task
+        .await
+        .map_err(|e| std::io::Error::other(format!("stdout writer failed: {e}")))?;
+    match ended {
+        Ok(reason) => {
+            tracing::info!(?reason, "MCP session ended");
+            Ok(())
+        }
+        Err(e) => Err(std::io::Error::other(format!("MCP session failed: {e}"))),
+    }
+}
+
+fn call(args: &CallArgs) -> ExitCode {
+    let (result, status) = run_call(args);
+    println!("{}", Envelope::of(&result).to_pretty_json());
+    ExitCode::from(status)
+}
+
+fn run_call(args: &CallArgs) -> (Result<Value, Error>, u8) {
+    let Some(tool) = REGISTRY.get(&args.tool) else {
+        let err = Error::new(
+            ErrorCode::UnknownTool,
+            format!("unknown tool: {} (see `outl tools`)", args.tool),
+        )
+        .with_data(json!({ "tool": args.tool }));
+        return (Err(err), EXIT_USAGE);
+    };
+    let arguments = match parse_arguments(&args.args) {
+        Ok(arguments) => arguments,
+        Err(err) => return (Err(err), EXIT_USAGE),
+    };
+    let workspace = match open_workspace(&args.workspace) {
+        Ok(workspace) => workspace,
+        Err((err, status)) => return (Err(err), status),
+    };
+    match tool.call(&workspace, arguments) {
+        Ok(reply) => (Ok(reply.data), 0),
+        Err(err) if err.code == ErrorCode::InvalidArguments => (Err(err), EXIT_USAGE),
+        Err(err) => (Err(err), EXIT_FAILED),
+    }
+}
+
+fn parse_arguments(raw: &str) -> Result<Value, Error> {
+    let text = if raw == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| {
+            Error::new(
+                ErrorCode::InvalidArguments,
+                format!("cannot read --args from stdin: {e}"),
+            )
+        })?;
+        text
+    } else {
+        raw.to_owned()
+    };
+    match serde_json::from_str::<Value>(&text) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(other) => Err(Error::new(
+            ErrorCode::InvalidArguments,
+            format!("--args must be a JSON object, got {}", json_kind(&other)),
+        )),
+        Err(e) => Err(Error::new(
+            ErrorCode::InvalidArguments,
+            format!("--args is not JSON: {e}"),
+        )),
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The explicit folder (flag or OUTL_WORKSPACE), which is created if missing, or else the
+/// current directory, but only if it already is a workspace: outl never scatters `.outl/`
+/// state into whatever directory a host happened to start it in.
+fn open_workspace(args: &WorkspaceArg) -> Result<Workspace, (Error, u8)> {
+    let root = match &args.workspace {
+        Some(root) => root.clone(),
+        None => match std::env::current_dir() {
+            Ok(cwd) if looks_like_workspace(&cwd) => cwd,
+            _ => {
+                let err = Error::new(
+                    ErrorCode::WorkspaceUnavailable,
+                    "no workspace: pass --workspace DIR or set OUTL_WORKSPACE (the current directory \
+                     is used only if it already holds pages/, journals/ or .outl/)",
+                );
+                return Err((err, EXIT_USAGE));
+            }
+        },
+    };
+    Workspace::open(&root).map_err(|err| (err, EXIT_FAILED))
+}
+
+fn looks_like_workspace(dir: &Path) -> bool {
+    ["pages", "journals", workspace::STATE_DIR]
+        .iter()
+        .any(|sub| dir.join(sub).is_dir())
 }

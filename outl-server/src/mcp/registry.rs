@@ -64,6 +64,8 @@ pub struct ToolSpec {
     pub payload: Payload,
     pub drops: &'static [Drop],
     pub annotations: Annotations,
+    /// The argument type's fields, as `tools.toml` lists them under `params`.
+    pub params: &'static [Field],
 }
 
 /// A successful call before projection: the handler output exactly as the CLI prints it.

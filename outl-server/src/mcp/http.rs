@@ -1,0 +1,154 @@
+//! Streamable HTTP at `/mcp`: rmcp's service behind axum, with the guards a local server
+//! needs. Requests pass, in order: the bearer token (401, before anything is read), the
+//! `Host` and `Origin` checks against DNS rebinding (403), the body limit (413).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use crate::mcp::server::OutlServer;
+
+/// The largest request body accepted; a bigger one gets 413.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+/// Where and how `outl serve` listens.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    /// Required as `Authorization: Bearer <token>` on every request when set.
+    pub token: Option<String>,
+    /// `Host` values accepted besides the loopback names (`localhost`, `127.0.0.1`, `::1`).
+    pub extra_hosts: Vec<String>,
+    /// Browser origins accepted besides loopback ones (`http://localhost:*` and the like).
+    pub extra_origins: Vec<String>,
+}
+
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
+/// Serves until Ctrl-C (or SIGTERM), then lets requests in flight finish.
+pub async fn serve(server: OutlServer, options: HttpOptions) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(options.addr).await?;
+    let local = listener.local_addr()?;
+    let shutdown = CancellationToken::new();
+    let router = router(server, &options, local, shutdown.child_token());
+    // Scripts and tests read the actual port (`--port 0`) from this line.
+    eprintln!("outl: serving MCP at http://{local}/mcp");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            tracing::info!("shutting down");
+            // Ends open SSE streams, which would otherwise hold the graceful shutdown open.
+            shutdown.cancel();
+        })
+        .await
+}
+
+fn router(
+    server: OutlServer,
+    options: &HttpOptions,
+    local: SocketAddr,
+    ct: CancellationToken,
+) -> Router {
+    let mut hosts: Vec<String> = LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+    if !local.ip().is_unspecified() && !local.ip().is_loopback() {
+        hosts.push(local.ip().to_string());
+    }
+    hosts.extend(options.extra_hosts.iter().cloned());
+    let origins = LOOPBACK_ORIGINS
+        .iter()
+        .map(|o| (*o).to_owned())
+        .chain(options.extra_origins.iter().cloned());
+    let config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_BODY_BYTES)
+        .with_cancellation_token(ct);
+    let mcp = StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    );
+    let router = Router::new().route_service("/mcp", mcp);
+    match &options.token {
+        Some(token) => {
+            let expected = Arc::new(blake3::hash(token.as_bytes()));
+            router.layer(middleware::from_fn_with_state(expected, require_bearer))
+        }
+        None => router,
+    }
+}
+
+/// Compares digests, whose equality check is constant-time, so the comparison does not
+/// leak how much of a guessed token was right.
+async fn require_bearer(
+    State(expected): State<Arc<blake3::Hash>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let presented = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "));
+    match presented {
+        Some(token) if blake3::hash(token.trim().as_bytes()) == *expected => {
+            next.run(request).await
+        }
+        _ => {
+            let mut response = (
+                StatusCode::UNAUTHORIZED,
+                "Unauthorized: send Authorization: Bearer <token>",
+            )
+                .into_response();
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"outl\""),
+            );
+            response
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(e) = tokio::signal::ctrl_c().await {
+            tracing::error!(error = %e, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

@@ -1,0 +1,223 @@
+//! The MCP server handler: `tools/list` and `tools/call` straight from the generated
+//! [`Registry`], every reply projected by [`payload`](crate::mcp::payload).
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Map, Value, json};
+
+use crate::mcp::payload::{tool_error_payload, tool_success_payload};
+use crate::mcp::registry::{Registry, ToolEntry};
+use crate::workspace::Workspace;
+use crate::{Error, ErrorCode};
+
+/// The protocol revisions outl serves. 2026-07-28 has no `initialize`: rmcp serves it per
+/// request from `_meta`, and a client that names it (or any unknown version) in `initialize`
+/// is answered with [`ProtocolVersion::LATEST_WITH_INITIALIZE`].
+pub const SUPPORTED_PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_03_26,
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
+
+/// What a model is told once, at `initialize`, about using these tools well.
+pub const INSTRUCTIONS: &str = "outl serves one outliner workspace: markdown pages of nested \
+blocks, plus one journal page per day. Blocks are addressed by short ids; you get them from the \
+`outline` of a page, journal or block-tree read (outl_page_get, outl_daily_today, outl_daily_get, \
+outl_block_tree), never from markdown, and every block write needs one. Render and export tools \
+return plain markdown for reading. Large reads take `depth`, lists and searches take `limit` and \
+return a `cursor` to pass back for the next page. A failed call returns isError with \
+structuredContent.error {code, message, data}; data says what to do next, for instance the \
+command that reconciles a page edited outside outl.";
+
+/// One workspace served over MCP. Cheap to clone: Streamable HTTP makes one per session.
+#[derive(Clone)]
+pub struct OutlServer {
+    registry: &'static Registry,
+    workspace: Arc<Workspace>,
+    tools: Arc<[Tool]>,
+}
+
+impl OutlServer {
+    pub fn new(registry: &'static Registry, workspace: Arc<Workspace>) -> Self {
+        OutlServer {
+            registry,
+            workspace,
+            tools: tool_definitions(registry).into(),
+        }
+    }
+
+    /// Runs a tool on a blocking thread (handlers do file I/O) and projects its reply. A
+    /// panic in the handler becomes an INTERNAL error result; the server keeps serving.
+    pub async fn call(&self, tool: &'static ToolEntry, args: Value) -> rmcp::model::CallToolResult {
+        let workspace = Arc::clone(&self.workspace);
+        match tokio::task::spawn_blocking(move || tool.call(&workspace, args)).await {
+            Ok(Ok(reply)) => tool_success_payload(&reply),
+            Ok(Err(err)) => tool_error_payload(&err),
+            Err(join_error) => {
+                let why = panic_message(join_error);
+                tracing::error!(tool = tool.name(), %why, "tool handler panicked");
+                tool_error_payload(&Error::new(
+                    ErrorCode::Internal,
+                    format!("{} failed unexpectedly: {why}", tool.name()),
+                ))
+            }
+        }
+    }
+}
+
+fn panic_message(join_error: tokio::task::JoinError) -> String {
+    match join_error.try_into_panic() {
+        Ok(payload) => payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "the handler panicked".to_owned()),
+        Err(join_error) => join_error.to_string(),
+    }
+}
+
+/// `tools/list`: every registered tool in registry order. No tool declares an
+/// `outputSchema` (RFC 0276: a declared schema would oblige `structuredContent` on every
+/// success).
+pub fn tool_definitions(registry: &Registry) -> Vec<Tool> {
+    registry.tools().iter().map(tool_definition).collect()
+}
+
+fn tool_definition(tool: &ToolEntry) -> Tool {
+    let spec = &tool.spec;
+    let annotations = ToolAnnotations::new()
+        .read_only(spec.annotations.read_only)
+        .destructive(spec.annotations.destructive)
+        .idempotent(spec.annotations.idempotent)
+        .open_world(false);
+    Tool::new(
+        spec.name,
+        spec.description,
+        Arc::new(tool.input_schema().clone()),
+    )
+    .with_title(spec.title)
+    .with_annotations(annotations)
+}
+
+impl ServerHandler for OutlServer {
+    fn get_info(&self) -> ServerConfig {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+            .with_server_info(Implementation::new("outl", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED_PROTOCOL_VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Some(tool) = self.registry.get(&request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool: {}", request.name),
+                Some(json!({ "tool": request.name })),
+            ));
+        };
+        let args = Value::Object(request.arguments.unwrap_or_else(Map::new));
+        Ok(self.call(tool, args).await.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::OnceLock;
+
+    use super::*;
+    use crate::actions::REGISTRY;
+    use crate::mcp::registry::{Annotations, NoArgs, Payload, Tool as RegisteredTool, ToolSpec};
+
+    #[test]
+    fn no_tool_declares_an_output_schema() {
+        let listed =
+            serde_json::to_value(ListToolsResult::with_all_items(tool_definitions(&REGISTRY)))
+                .expect("tools/list serializes");
+        let tools = listed["tools"].as_array().expect("a tool array");
+        assert_eq!(tools.len(), REGISTRY.tools().len());
+        for tool in tools {
+            assert!(
+                tool.get("outputSchema").is_none(),
+                "{} declares an outputSchema",
+                tool["name"]
+            );
+            assert_eq!(tool["annotations"]["openWorldHint"], false);
+            assert_eq!(tool["inputSchema"]["type"], "object");
+        }
+    }
+
+    /// A tool whose handler panics on every call.
+    struct Panics;
+
+    impl RegisteredTool for Panics {
+        const SPEC: ToolSpec = ToolSpec {
+            name: "test_panics",
+            title: "Panics",
+            description: "Panics.",
+            payload: Payload::Json,
+            drops: &[],
+            annotations: Annotations {
+                read_only: true,
+                destructive: false,
+                idempotent: true,
+            },
+            params: &[],
+        };
+
+        fn input_schema() -> &'static Map<String, Value> {
+            static SCHEMA: OnceLock<Map<String, Value>> = OnceLock::new();
+            crate::mcp::registry::cached_input_schema::<NoArgs>(&SCHEMA)
+        }
+
+        fn call(_ws: &Workspace, _args: Value) -> Result<Value, Error> {
+            panic!("boom")
+        }
+    }
+
+    static PANICKING: Registry = Registry::new(&[ToolEntry::of::<Panics>()]);
+
+    #[tokio::test]
+    async fn a_panicking_handler_is_an_internal_error_and_the_server_goes_on() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let workspace = Workspace::open(dir.path()).expect("open workspace");
+        let server = OutlServer::new(&PANICKING, Arc::new(workspace));
+        let tool = PANICKING.get("test_panics").expect("registered");
+        for _ in 0..2 {
+            let wire =
+                serde_json::to_value(server.call(tool, json!({})).await).expect("serializes");
+            assert_eq!(wire["isError"], true);
+            assert_eq!(wire["structuredContent"]["error"]["code"], "INTERNAL");
+            let message = wire["structuredContent"]["error"]["message"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                message.contains("test_panics") && message.contains("boom"),
+                "{message}"
+            );
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! The stdio transport: newline-delimited JSON-RPC on stdin/stdout, with a screen in front of
+//! rmcp so that no input ends the session.
+//!
+//! rmcp on its own drops a line that is not JSON without a word, and ends a session whose
+//! first message is a notification or a response rather than `initialize`. outl promises
+//! instead that every bad line gets an answer when one is possible (JSON-RPC -32700 for
+//! non-JSON, -32600 for JSON that is not a message, -32602 for a known method with bad
+//! params), that a request before `initialize` is refused but the session goes on, and that
+//! only the end of stdin ends it.
+
+use std::collections::VecDeque;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, ClientJsonRpcMessage, ClientRequest, GetMeta, InitializeRequestParams,
+    JsonRpcMessage, ProtocolVersion, ServerJsonRpcMessage,
+};
+use rmcp::transport::Transport;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// The longest line read from stdin. A longer one is discarded as it streams in (never
+/// buffered whole) and answered with -32600.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Outgoing messages waiting for stdout; beyond this, `send` waits for the client to read.
+const OUTBOX_CAPACITY: usize = 64;
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const INVALID_PARAMS: i64 = -32602;
+
+/// What the screen decides about one input line.
+#[derive(Debug)]
+pub enum Verdict {
+    /// A message rmcp can take as it is.
+    Forward(Box<ClientJsonRpcMessage>),
+    /// A JSON-RPC error response outl writes itself; rmcp never sees the line.
+    Answer(Value),
+    /// Nothing to answer (a blank line, or a notification or response nobody can act on).
+    Ignore,
+}
+
+/// Decides line by line what reaches rmcp. It tracks one bit of lifecycle: whether rmcp has
+/// left its handshake loop, before which a notification or response would end the session.
+#[derive(Debug)]
+pub struct Screen {
+    session_open: bool,
+    supported_versions: &'static [ProtocolVersion],
+}
+
+impl Screen {
+    pub fn new(supported_versions: &'static [ProtocolVersion]) -> Self {
+        Screen {
+            session_open: false,
+            supported_versions,
+        }
+    }
+
+    pub fn judge(&mut self, line: &[u8]) -> Verdict {
+        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Verdict::Ignore;
+        }
+        let value: Value = match serde_json::from_slice(line) {
+            Ok(value) => value,
+            Err(e) => {
+                return Verdict::Answer(error_response(
+                    Value::Null,
+                    PARSE_ERROR,
+                    format!("Parse error: {e}"),
+                ));
+            }
+        };
+        let Value::Object(object) = &value else {
+            let why = if value.is_array() {
+                "Invalid Request: batches are not supported; send one message per line"
+            } else {
+                "Invalid Request: a JSON-RPC message is an object"
+            };
+            return Verdict::Answer(error_response(Value::Null, INVALID_REQUEST, why.to_owned()));
+        };
+        let id = object.get("id").cloned();
+        let id_is_valid = id.as_ref().is_some_and(|id| id.is_string() || id.is_i64());
+        let method = object
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let is_response = object.contains_key("result") || object.contains_key("error");
+        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Verdict::Answer(error_response(
+                answerable_id(id, id_is_valid),
+                INVALID_REQUEST,
+                "Invalid Request: \"jsonrpc\" must be \"2.0\"".to_owned(),
+            ));
+        }
+        let message = match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+            Ok(message) => message,
+            Err(e) => return Self::unreadable(method, is_response, id, id_is_valid, e),
+        };
+        self.admit(message)
+    }
+
+    /// A message of the right outline that rmcp cannot read.
+    fn unreadable(
+        method: Option<String>,
+        is_response: bool,
+        id: Option<Value>,
+        id_is_valid: bool,
+        e: serde_json::Error,
+    ) -> Verdict {
+        match (method, id) {
+            // A notification gets no answer, whatever is wrong with it.
+            (Some(method), None) => {
+                tracing::debug!(%method, error = %e, "ignoring an unreadable notification");
+                Verdict::Ignore
+            }
+            // Unknown methods parse (as custom requests), so this is a known one with bad params.
+            (Some(method), Some(id)) if id_is_valid => Verdict::Answer(error_response(
+                id,
+                INVALID_PARAMS,
+                format!("Invalid params for {method}: {e}"),
+            )),
+            (Some(_), Some(_)) => Verdict::Answer(error_response(
+                Value::Null,
+                INVALID_REQUEST,
+                "Invalid Request: \"id\" must be a string or an integer".to_owned(),
+            )),
+            // A reply to a request outl sent: answering a response is never allowed.
+            (None, _) if is_response => {
+                tracing::debug!(error = %e, "ignoring an unreadable response");
+                Verdict::Ignore
+            }
+            (None, id) => Verdict::Answer(error_response(
+                answerable_id(id, id_is_valid),
+                INVALID_REQUEST,
+                format!("Invalid Request: {e}"),
+            )),
+        }
+    }
+
+    /// Keeps rmcp's handshake loop alive: before a session exists, only messages it accepts
+    /// there get through.
+    fn admit(&mut self, message: ClientJsonRpcMessage) -> Verdict {
+        if let JsonRpcMessage::Request(request) = &message
+            && let ClientRequest::CustomRequest(custom) = &request.request
+            && let Some(problem) = params_problem(&custom.method, custom.params.as_ref())
+        {
+            return Verdict::Answer(error_response(
+                serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                INVALID_PARAMS,
+                format!("Invalid params for {}: {problem}", custom.method),
+            ));
+        }
+        if self.session_open {
+            return Verdict::Forward(Box::new(message));
+        }
+        match &message {
+            JsonRpcMessage::Request(request) => match &request.request {
+                ClientRequest::InitializeRequest(_) => self.session_open = true,
+                ClientRequest::PingRequest(_) => {}
+                other => {
+                    let meta = other.get_meta();
+                    let Some(version) = meta.protocol_version() else {
+                        return Verdict::Answer(error_response(
+                            serde_json::to_value(&request.id).unwrap_or(Value::Null),
+                            INVALID_REQUEST,
+                            format!(
+                                "{} before initialize: send initialize first (protocol 2026-07-28 \
+                                 clients carry the protocol version and capabilities in params._meta)",
+                                other.method()
+                            ),
+                        ));
+                    };
+                    // The same test rmcp applies before it starts an inline (2026-07-28)
+                    // session; anything short of it is answered by rmcp's handshake loop.
+                    let opens_session = !matches!(other, ClientRequest::DiscoverRequest(_))
+                        && meta
+                            .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+                            .is_empty()
+                        && self.supported_versions.contains(&version);
+                    self.session_open = opens_session;
+                }
+            },
+            JsonRpcMessage::Notification(_)
+            | JsonRpcMessage::Response(_)
+            | JsonRpcMessage::Error(_) => {
+                tracing::debug!("ignoring a notification or response sent before initialize");
+                return Verdict::Ignore;
+            }
+        }
+        Verdict::Forward(Box::new(message))
+    }
+}
+
+/// rmcp reads a served method whose params do not fit as a custom request, and would answer
+/// it "method not found"; for the methods outl serves, this says what is wrong instead.
+fn params_problem(method: &str, params: Option<&Value>) -> Option<String> {
+    fn problem<T: DeserializeOwned>(params: Option<&Value>) -> Option<String> {
+        let params = params.cloned().unwrap_or(Value::Null);
+        Some(match serde_json::from_value::<T>(params) {
+            Err(e) => e.to_string(),
+            // The params fit on their own, so the envelope around them did not.
+            Ok(_) => "the request does not match its method".to_owned(),
+        })
+    }
+    match method {
+        "initialize" => problem::<InitializeRequestParams>(params),
+        "tools/call" => problem::<CallToolRequestParams>(params),
+        _ => None,
+    }
+}
+
+fn answerable_id(id: Option<Value>, id_is_valid: bool) -> Value {
+    match id {
+        Some(id) if id_is_valid => id,
+        _ => Value::Null,
+    }
+}
+
+fn error_response(id: Value, code: i64, message: String) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The rmcp transport over a line reader and the shared stdout writer task.
+pub struct StdioTransport<R> {
+    reader: R,
+    line: Vec<u8>,
+    discarding: bool,
+    screen: Screen,
+    outbox: mpsc::Sender<Vec<u8>>,
+    /// Answers decided by the screen, queued so that a cancelled `receive` loses none.
+    answers: VecDeque<Value>,
+}
+
+impl<R: AsyncBufRead + Unpin + Send> StdioTransport<R> {
+    /// The transport and the task that owns the writer; await the task after the service
+    /// ends so the last replies reach the client.
+    pub fn new<W>(reader: R, writer: W, screen: Screen) -> (Self, JoinHandle<()>)
+    where
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (outbox, queued) = mpsc::channel(OUTBOX_CAPACITY);
+        let writer_task = tokio::spawn(write_lines(queued, writer));
+        let transport = StdioTransport {
+            reader,
+            line: Vec::new(),
+            discarding: false,
+            screen,
+            outbox,
+            answers: VecDeque::new(),
+        };
+        (transport, writer_task)
+    }
+
+    /// Reads up to the next newline into `self.line`, never holding more than
+    /// [`MAX_LINE_BYTES`]. Cancel-safe: a partial line stays in `self.line` for the next call.
+    async fn read_line(&mut self) -> std::io::Result<LineRead> {
+        loop {
+            let available = self.reader.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(LineRead::Eof);
+            }
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |at| at + 1);
+            let outcome = if self.discarding {
+                if newline.is_some() {
+                    self.discarding = false;
+                }
+                None
+            } else if self.line.len() + take > MAX_LINE_BYTES {
+                self.line.clear();
+                self.discarding = newline.is_none();
+                Some(LineRead::Oversized)
+            } else {
+                self.line.extend_from_slice(&available[..take]);
+                newline.map(|_| LineRead::Line)
+            };
+            self.reader.consume(take);
+            if let Some(outcome) = outcome {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    async fn flush_answers(&mut self) -> bool {
+        while !self.answers.is_empty() {
+            let Ok(permit) = self.outbox.reserve().await else {
+                return false;
+            };
+            if let Some(answer) = self.answers.pop_front() {
+                permit.send(to_line(&answer));
+            }
+        }
+        true
+    }
+}
+
+enum LineRead {
+    Line,
+    Oversized,
+    Eof,
+}
+
+fn to_line(message: &impl serde::Serialize) -> Vec<u8> {
+    // Messages are built from serde types with string keys; serializing them cannot fail.
+    let mut line = serde_json::to_vec(message).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+impl<R: AsyncBufRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R> {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let outbox = self.outbox.clone();
+        async move {
+            outbox.send(to_line(&item)).await.map_err(|_| {
+                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed")
+            })
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            if !self.flush_answers().await {
+                return None;
+            }
+            match self.read_line().await {
+                Ok(LineRead::Line) => {}
+                Ok(LineRead::Oversized) => {
+                    tracing::warn!(max = MAX_LINE_BYTES, "discarding an oversized message");
+                    self.answers.push_back(error_response(
+                        Value::Null,
+                        INVALID_REQUEST,
+                        format!("Invalid Request: message longer than {MAX_LINE_BYTES} bytes"),
+                    ));
+                    continue;
+                }
+                Ok(LineRead::Eof) => return None,
+                Err(e) => {
+                    tracing::error!(error = %e, "reading stdin failed");
+                    return None;
+                }
+            }
+            let line = std::mem::take(&mut self.line);
+            match self.screen.judge(&line) {
+                Verdict::Forward(message) => return Some(*message),
+                Verdict::Answer(answer) => self.answers.push_back(answer),
+                Verdict::Ignore => {}
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Writes queued lines to `writer`, flushing once per burst rather than once per message.
+async fn write_lines<W: AsyncWrite + Unpin>(mut queued: mpsc::Receiver<Vec<u8>>, mut writer: W) {
+    while let Some(line) = queued.recv().await {
+        let mut result = writer.write_all(&line).await;
+        while result.is_ok()
+            && let Ok(more) = queued.try_recv()
+        {
+            result = writer.write_all(&more).await;
+        }
+        if let Err(e) = result.and(writer.flush().await) {
+            tracing::error!(error = %e, "writing stdout failed");
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::server::SUPPORTED_PROTOCOL_VERSIONS;
+
+    fn screen() -> Screen {
+        Screen::new(SUPPORTED_PROTOCOL_VERSIONS)
+    }
+
+    fn answer(verdict: Verdict) -> Value {
+        match verdict {
+            Verdict::Answer(answer) => answer,
+            other => panic!("expected an answer, got {other:?}"),
+        }
+    }
+
+    fn forwarded(verdict: &Verdict) -> bool {
+        matches!(verdict, Verdict::Forward(_))
+    }
+
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+    #[test]
+    fn non_json_gets_a_parse_error_with_a_null_id() {
+        let reply = answer(screen().judge(b"this is not json"));
+        assert_eq!(reply["id"], Value::Null);
+        assert_eq!(reply["error"]["code"], PARSE_ERROR);
+    }
+
+    #[test]
+    fn json_that_is_not_a_message_gets_invalid_request() {
+        let mut screen = screen();
+        for line in [
+            &b"[1,2]"[..],
+            b"42",
+            br#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#,
+            br#"{"id":3}"#,
+        ] {
+            let reply = answer(screen.judge(line));
+            assert_eq!(
+                reply["error"]["code"],
+                INVALID_REQUEST,
+                "for {}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let reply = answer(screen.judge(br#"{"jsonrpc":"1.0","id":7,"method":"ping"}"#));
+        assert_eq!(reply["id"], 7, "a readable id is echoed");
+    }
+
+    #[test]
+    fn a_known_method_with_bad_params_gets_invalid_params_with_its_id() {
+        let mut screen = screen();
+        assert!(forwarded(&screen.judge(INITIALIZE.as_bytes())));
+        let reply = answer(screen.judge(
+            br#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"arguments":{}}}"#,
+        ));
+        assert_eq!(reply["id"], "x");
+        assert_eq!(reply["error"]["code"], INVALID_PARAMS);
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("name")),
+            "{reply}"
+        );
+        let reply =
+            answer(screen.judge(br#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}"#));
+        assert_eq!(reply["error"]["code"], INVALID_PARAMS);
+        assert!(forwarded(&screen.judge(
+            br#"{"jsonrpc":"2.0","id":6,"method":"vendor/extension","params":{"x":1}}"#
+        )));
+    }
+
+    #[test]
+    fn before_initialize_requests_are_refused_and_notifications_dropped() {
+        let mut screen = screen();
+        let reply = answer(screen.judge(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#));
+        assert_eq!(reply["id"], 2);
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("initialize"))
+        );
+        assert!(matches!(
+            screen.judge(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Verdict::Ignore
+        ));
+        assert!(forwarded(
+            &screen.judge(br#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#)
+        ));
+        assert!(forwarded(&screen.judge(INITIALIZE.as_bytes())));
+        assert!(forwarded(&screen.judge(
+            br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        )));
+        assert!(forwarded(
+            &screen.judge(br#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#)
+        ));
+    }
+
+    #[test]
+    fn blank_lines_and_a_byte_order_mark_are_tolerated() {
+        let mut screen = screen();
+        assert!(matches!(screen.judge(b"   \r"), Verdict::Ignore));
+        let with_bom = [&b"\xEF\xBB\xBF"[..], INITIALIZE.as_bytes()].concat();
+        assert!(forwarded(&screen.judge(&with_bom)));
+    }
+
+    #[tokio::test]
+    async fn bad_lines_are_answered_in_order_and_the_session_reads_on() {
+        let input = format!("garbage\n\n{INITIALIZE}\n");
+        let (output, mut client) = tokio::io::duplex(4096);
+        let (mut transport, writer) = StdioTransport::new(
+            tokio::io::BufReader::new(input.as_bytes()),
+            output,
+            screen(),
+        );
+        let first = transport.receive().await.expect("initialize comes through");
+        assert!(
+            matches!(first, JsonRpcMessage::Request(ref r) if matches!(r.request, ClientRequest::InitializeRequest(_)))
+        );
+        assert!(
+            transport.receive().await.is_none(),
+            "end of input ends the session"
+        );
+        drop(transport);
+        writer.await.expect("the writer drains");
+        let mut written = String::new();
+        tokio::io::AsyncReadExt::read_to_string(&mut client, &mut written)
+            .await
+            .expect("read output");
+        let replies: Vec<Value> = written
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON reply per line"))
+            .collect();
+        assert_eq!(replies.len(), 1);
+        assert_eq!(replies[0]["error"]["code"], PARSE_ERROR);
+    }
+}

@@ -1,0 +1,300 @@
+//! Driving the built `outl` binary: a stdio MCP session, and `outl serve` with a raw HTTP/1.1
+//! client (enough of one for these tests: one request per connection).
+
+#![allow(dead_code)] // each test binary uses part of this module
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+pub const OUTL: &str = env!("CARGO_BIN_EXE_outl");
+const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// An `outl mcp` child process; stdout lines arrive on a channel so a missing reply fails the
+/// test instead of hanging it.
+pub struct StdioSession {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<String>,
+}
+
+impl StdioSession {
+    pub fn start(workspace: &Path) -> Self {
+        Self::start_with(workspace, &[])
+    }
+
+    pub fn start_with(workspace: &Path, env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(OUTL)
+            .args(["mcp", "--workspace"])
+            .arg(workspace)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn outl mcp");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        StdioSession {
+            child,
+            stdin: Some(stdin),
+            lines,
+        }
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin is open until finish");
+        writeln!(stdin, "{line}").expect("write to outl");
+        stdin.flush().expect("flush");
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    /// The next line outl writes, parsed; every stdout line must be one JSON-RPC message.
+    pub fn recv(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(REPLY_TIMEOUT)
+            .expect("a reply from outl");
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
+        assert_eq!(message["jsonrpc"], "2.0", "not a JSON-RPC message: {line}");
+        message
+    }
+
+    /// Nothing more arrives within `wait`.
+    pub fn assert_silent(&mut self, wait: Duration) {
+        if let Ok(line) = self.lines.recv_timeout(wait) {
+            panic!("expected no output, got {line}");
+        }
+    }
+
+    pub fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let reply = self.recv();
+        assert_eq!(reply["id"], id, "reply to another request: {reply}");
+        reply
+    }
+
+    pub fn initialize(&mut self, version: &str) -> Value {
+        let reply = self.request(0, "initialize", initialize_params(version));
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        reply
+    }
+
+    pub fn call_tool(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        self.request(
+            id,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        )
+    }
+
+    /// Closes stdin and waits for a clean exit.
+    pub fn finish(mut self) {
+        drop(self.stdin.take());
+        let status = self.child.wait().expect("wait for outl");
+        assert!(status.success(), "outl mcp exited with {status}");
+    }
+}
+
+impl Drop for StdioSession {
+    fn drop(&mut self) {
+        // Only reached with the child still running when a test failed midway.
+        let _ = self.child.kill();
+    }
+}
+
+pub fn initialize_params(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "outl-tests", "version": "0"},
+    })
+}
+
+/// `content[0].text` of a tools/call result.
+pub fn text_of(result: &Value) -> &str {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text content in {result}"))
+}
+
+/// An `outl serve --port 0` child and the address it printed.
+pub struct HttpServer {
+    child: Child,
+    pub addr: String,
+}
+
+impl HttpServer {
+    pub fn start(workspace: &Path, extra: &[&str]) -> Self {
+        let mut child = Command::new(OUTL)
+            .args(["serve", "--port", "0", "--workspace"])
+            .arg(workspace)
+            .args(extra)
+            .env_remove("OUTL_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn outl serve");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("outl: serving MCP at http://") {
+                    let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(REPLY_TIMEOUT)
+            .expect("outl serve prints its URL");
+        HttpServer { child, addr }
+    }
+
+    /// One POST to /mcp; `headers` are added as given.
+    pub fn post(&self, body: &[u8], headers: &[(&str, &str)]) -> HttpResponse {
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            self.host_header(headers),
+            body.len()
+        );
+        for (name, value) in headers
+            .iter()
+            .filter(|(name, _)| !name.eq_ignore_ascii_case("host"))
+        {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        let mut stream = TcpStream::connect(&self.addr).expect("connect to outl serve");
+        stream
+            .set_read_timeout(Some(REPLY_TIMEOUT))
+            .expect("timeout");
+        stream.write_all(request.as_bytes()).expect("send head");
+        // The server may answer (401, 413) and close before it has read a large body.
+        let _ = stream.write_all(body);
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw);
+        HttpResponse::parse(&raw)
+    }
+
+    pub fn post_json(&self, message: &Value, headers: &[(&str, &str)]) -> HttpResponse {
+        self.post(message.to_string().as_bytes(), headers)
+    }
+
+    fn host_header(&self, headers: &[(&str, &str)]) -> String {
+        headers
+            .iter()
+            .find(|(name, _)| name.eq_ignore_ascii_case("host"))
+            .map_or_else(|| self.addr.clone(), |(_, value)| (*value).to_owned())
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[derive(Debug)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl HttpResponse {
+    fn parse(raw: &[u8]) -> Self {
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("an HTTP response head");
+        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+        let mut lines = head.split("\r\n");
+        let status = lines
+            .next()
+            .and_then(|status_line| status_line.split(' ').nth(1))
+            .and_then(|code| code.parse().ok())
+            .expect("a status line");
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|line| line.split_once(':'))
+            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+            .collect();
+        let body = &raw[split + 4..];
+        let chunked = headers
+            .iter()
+            .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
+        let body = if chunked {
+            dechunk(body)
+        } else {
+            body.to_vec()
+        };
+        HttpResponse {
+            status,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC messages of the body, whether sent as JSON or as SSE `data:` events.
+    pub fn messages(&self) -> Vec<Value> {
+        if self
+            .header("content-type")
+            .is_some_and(|t| t.starts_with("application/json"))
+        {
+            return vec![serde_json::from_str(&self.body).expect("a JSON body")];
+        }
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(str::trim)
+            .filter(|data| !data.is_empty())
+            .map(|data| serde_json::from_str(data).expect("SSE data is JSON"))
+            .collect()
+    }
+}
+
+fn dechunk(mut body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
+        let size_text = String::from_utf8_lossy(&body[..end]);
+        let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
+        else {
+            break;
+        };
+        let start = end + 2;
+        if size == 0 || start + size > body.len() {
+            break;
+        }
+        out.extend_from_slice(&body[start..start + size]);
+        body = &body[(start + size + 2).min(body.len())..];
+    }
+    out
+}
