@@ -118,7 +118,8 @@ impl Screen {
                 tracing::debug!(%method, error = %e, "ignoring an unreadable notification");
                 Verdict::Ignore
             }
-            // Unknown methods parse (as custom requests), so this is a known one with bad params.
+            // Unknown methods parse as custom requests when their params are an object, so
+            // here the params do not fit the method, or are not an object at all.
             (Some(method), Some(id)) if id_is_valid => Verdict::Answer(error_response(
                 id,
                 INVALID_PARAMS,
@@ -262,7 +263,13 @@ impl<R: AsyncBufRead + Unpin + Send> StdioTransport<R> {
         loop {
             let available = self.reader.fill_buf().await?;
             if available.is_empty() {
-                return Ok(LineRead::Eof);
+                // A last message without its newline still counts; the next call sees the end.
+                let unterminated = !self.line.is_empty() && !self.discarding;
+                return Ok(if unterminated {
+                    LineRead::Line
+                } else {
+                    LineRead::Eof
+                });
             }
             let newline = available.iter().position(|b| *b == b'\n');
             let take = newline.map_or(available.len(), |at| at + 1);
@@ -349,8 +356,9 @@ impl<R: AsyncBufRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R>
                     return None;
                 }
             }
-            let line = std::mem::take(&mut self.line);
-            match self.screen.judge(&line) {
+            let verdict = self.screen.judge(&self.line);
+            self.line.clear();
+            match verdict {
                 Verdict::Forward(message) => return Some(*message),
                 Verdict::Answer(answer) => self.answers.push_back(answer),
                 Verdict::Ignore => {}
@@ -372,7 +380,10 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut queued: mpsc::Receiver<Vec<u8>>,
         {
             result = writer.write_all(&more).await;
         }
-        if let Err(e) = result.and(writer.flush().await) {
+        if let Err(e) = match result {
+            Ok(()) => writer.flush().await,
+            failed => failed,
+        } {
             tracing::error!(error = %e, "writing stdout failed");
             return;
         }
@@ -486,34 +497,49 @@ mod tests {
         assert!(forwarded(&screen.judge(&with_bom)));
     }
 
-    #[tokio::test]
-    async fn bad_lines_are_answered_in_order_and_the_session_reads_on() {
-        let input = format!("garbage\n\n{INITIALIZE}\n");
-        let (output, mut client) = tokio::io::duplex(4096);
-        let (mut transport, writer) = StdioTransport::new(
-            tokio::io::BufReader::new(input.as_bytes()),
-            output,
-            screen(),
-        );
-        let first = transport.receive().await.expect("initialize comes through");
-        assert!(
-            matches!(first, JsonRpcMessage::Request(ref r) if matches!(r.request, ClientRequest::InitializeRequest(_)))
-        );
-        assert!(
-            transport.receive().await.is_none(),
-            "end of input ends the session"
-        );
+    async fn replies_to(input: Vec<u8>) -> (Vec<ClientJsonRpcMessage>, Vec<Value>) {
+        let (output, mut client) = tokio::io::duplex(64 * 1024);
+        let reader = tokio::io::BufReader::new(std::io::Cursor::new(input));
+        let (mut transport, writer) = StdioTransport::new(reader, output, screen());
+        let mut forwarded = Vec::new();
+        while let Some(message) = transport.receive().await {
+            forwarded.push(message);
+        }
         drop(transport);
         writer.await.expect("the writer drains");
         let mut written = String::new();
         tokio::io::AsyncReadExt::read_to_string(&mut client, &mut written)
             .await
             .expect("read output");
-        let replies: Vec<Value> = written
+        let replies = written
             .lines()
             .map(|l| serde_json::from_str(l).expect("one JSON reply per line"))
             .collect();
+        (forwarded, replies)
+    }
+
+    #[tokio::test]
+    async fn an_oversized_line_is_refused_and_the_next_one_read() {
+        let mut input = br#"{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":""#.to_vec();
+        input.resize(input.len() + MAX_LINE_BYTES, b'x');
+        input.extend_from_slice(b"\"}}\n");
+        input.extend_from_slice(INITIALIZE.as_bytes());
+        let (forwarded, replies) = replies_to(input).await;
+        assert_eq!(forwarded.len(), 1, "the next message is read");
         assert_eq!(replies.len(), 1);
-        assert_eq!(replies[0]["error"]["code"], PARSE_ERROR);
+        assert_eq!(replies[0]["error"]["code"], INVALID_REQUEST);
+    }
+
+    #[tokio::test]
+    async fn bad_lines_are_answered_in_order_and_the_session_reads_on() {
+        // The last message has no newline: the end of input still delivers it.
+        let input = format!("garbage\n\n[]\n{INITIALIZE}");
+        let (forwarded, replies) = replies_to(input.into_bytes()).await;
+        assert!(matches!(
+            forwarded.as_slice(),
+            [JsonRpcMessage::Request(r)] if matches!(r.request, ClientRequest::InitializeRequest(_))
+        ));
+        let codes: Vec<&Value> = replies.iter().map(|r| &r["error"]["code"]).collect();
+        assert_eq!(codes, [PARSE_ERROR, INVALID_REQUEST]);
     }
 }
