@@ -1,7 +1,104 @@
 //! The markdown outline format: the parser AST, its serializer, and the inline tokenizer.
+//!
+//! A page is Logseq-flavoured markdown (the child block's line starts with a tab):
+//!
+//! ```text
+//! title:: Project X
+//! tags:: project
+//!
+//! - TODO Call [[Bob]] about #launch
+//!   collapsed:: true
+//!   priority:: high
+//!     - child block with a ((6f3a2c))
+//! - DONE shipped
+//! ```
+//!
+//! # Grammar
+//!
+//! - Lines end at `\n`, `\r\n` or a lone `\r`.
+//! - A **bullet** is a line whose first non-blank characters are `- ` (or a lone `-`, an empty
+//!   block). What follows `- ` is the first line of the block's text.
+//! - **Nesting** comes from indentation, measured in columns (a tab advances to the next
+//!   multiple of 4): a bullet is a child of the nearest open block whose bullet sits in a
+//!   column to its left, and a sibling of those in its own column. Tabs, spaces and mixed
+//!   widths all nest as they look. A bullet that would nest deeper than [`MAX_DEPTH`] levels
+//!   becomes a sibling of the deepest open block.
+//! - A non-blank line that is not a bullet belongs to the last block opened. The block's
+//!   **properties** are the `key:: value` lines right under its first line; the first other
+//!   line ends them, and it and every later line are **text lines**, joined to the first line
+//!   with `\n`. A text line loses the indentation up to the block's text column (two columns
+//!   right of its bullet); anything beyond that is kept.
+//! - A **property** line is `key:: value` or `key::`: the key is letters, digits, `_`, `-`
+//!   and `.`; the value is trimmed of spaces and tabs. A key that repeats one already read
+//!   is not a property: the line is text, so nothing is lost.
+//! - A text line opening a **code fence** (three or more backticks or tildes) starts verbatim
+//!   text up to the closing fence: inside it, `- ` lines are not bullets. A less indented
+//!   line, which cannot belong to the block, ends a fence that was never closed.
+//! - A **blank line** between text lines of a block is text. At the end of a block it is text
+//!   only if it is indented to the block's text column (that is how a text ending in an
+//!   empty line is written); otherwise it is layout and dropped.
+//! - **Before the first bullet**, `key:: value` lines are the page's properties (blank lines
+//!   among them are layout). Free text there, as a page may start with, is not dropped: its
+//!   first line opens a first block at the top level (text column 0), which takes the lines
+//!   that follow just as a bullet's block would, until the first bullet.
+//! - **Escapes**: a text line whose content would otherwise read as structure — a bullet, a
+//!   property right under the first line, a code fence the text never closes — is written
+//!   with a `\` before its first non-blank character. The parser removes one such `\` where,
+//!   and only where, the rest of the line would be structure (or is itself so escaped):
+//!   `\- item` reads as the text `- item`, while `\frac{a}{b}` stays as it is. Inside a code
+//!   fence only the property escape applies.
+//!
+//! Parsing never fails. What it does not keep: line-break style, indentation up to a block's
+//! text column, and blank lines that are layout.
+//!
+//! # Canonical style
+//!
+//! [`serialize`] writes: the page properties as `key:: value` lines (`key::` for an empty
+//! value); a blank line if there are both page properties and blocks; then each block as
+//! `- ` and its first line (`-` alone when that line is empty), indented by one tab per
+//! level, Logseq's default; its properties and then its other text lines, each indented to
+//! the block's text column (the bullet's tabs, then two spaces), blank text lines included;
+//! then its children. Every line, the last included, ends with `\n`; an empty document is
+//! the empty string.
+//!
+//! For every document, `parse(&serialize(&doc)) == doc.normalized()`, and `normalized` is the
+//! identity on what `parse` returns: line breaks in texts become `\n`, property keys and
+//! values are made writable, and nesting is cut at [`MAX_DEPTH`] (see
+//! [`Document::normalized`]). Markdown already in canonical
+//! style is reproduced byte for byte by `serialize(&parse(md))`.
+//!
+//! # Inline
+//!
+//! [`tokenize`] splits a text into [`Token`]s for renderers; [`page_links`], [`tags`],
+//! [`block_refs`], [`property_links`], [`rename_page_links`], [`task_marker`] and
+//! [`priority`] read what the rest of outl needs from texts.
+
+mod inline;
+mod links;
+mod parse;
+mod serialize;
+mod syntax;
+mod task;
+#[cfg(test)]
+mod tests;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
+
+pub use inline::{Token, source, tokenize};
+pub use links::{
+    block_refs, page_links, property_links, rename_page_links, rename_property_links,
+    same_page_name, tags,
+};
+pub use parse::parse;
+pub use serialize::serialize;
+pub use syntax::is_property_key;
+pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, task_marker};
+
+/// The deepest nesting outl reads and writes: a block that would sit deeper follows its
+/// ancestor at this level as a sibling. It keeps recursion over a page bounded (and a page's
+/// JSON within the nesting limit of common JSON parsers) whatever a file holds.
+pub const MAX_DEPTH: usize = 50;
 
 /// Ordered `key:: value` properties, as written.
 pub type Properties = IndexMap<String, String>;
@@ -20,4 +117,10 @@ pub struct OutlineNode {
 pub struct Document {
     pub properties: Properties,
     pub blocks: Vec<OutlineNode>,
+}
+
+/// Whether `value` can be written as a property value as it is: one line, without
+/// surrounding spaces or tabs.
+pub fn is_property_value(value: &str) -> bool {
+    !value.contains(['\n', '\r']) && value.trim_matches([' ', '\t']) == value
 }

@@ -1,0 +1,602 @@
+//! The inline tokenizer: a block's text as tokens a renderer can draw without a markdown
+//! parser of its own. Lossless: the tokens' sources, concatenated, are the text.
+//!
+//! Two passes. The first finds, left to right, the spans nothing can cut into — code, page
+//! links, tags, block references, the task marker, priorities. The second builds bold, italic
+//! and markdown links around them; every closing delimiter is looked up in a sorted list, so
+//! tokenizing stays near linear whatever the input.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::task::{Priority, TaskMarker, leading_marker};
+
+/// One inline element. Serialized as compact JSON tagged by `t`, e.g.
+/// `{"t":"page","s":"Bob"}`, `{"t":"bold","c":[{"t":"text","s":"hi"}]}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "t", rename_all = "lowercase")]
+pub enum Token {
+    /// Plain text, verbatim.
+    Text {
+        #[serde(rename = "s")]
+        text: String,
+    },
+    /// `[[page]]`.
+    Page {
+        #[serde(rename = "s")]
+        page: String,
+    },
+    /// `#tag`, or `#[[multi word tag]]` when `bracketed`. A tag links to the page it names.
+    Tag {
+        #[serde(rename = "s")]
+        page: String,
+        #[serde(rename = "b", default, skip_serializing_if = "is_false")]
+        bracketed: bool,
+    },
+    /// `((block-id))`.
+    Ref { id: String },
+    /// `**children**`.
+    Bold {
+        #[serde(rename = "c")]
+        children: Vec<Token>,
+    },
+    /// `*children*`, or `_children_` when `underscore`.
+    Italic {
+        #[serde(rename = "c")]
+        children: Vec<Token>,
+        #[serde(rename = "u", default, skip_serializing_if = "is_false")]
+        underscore: bool,
+    },
+    /// Inline code between runs of `ticks` backticks; `code` is verbatim (no tokens inside).
+    Code {
+        #[serde(rename = "s")]
+        code: String,
+        #[serde(rename = "n", default = "one", skip_serializing_if = "is_one")]
+        ticks: usize,
+    },
+    /// `[children](url)`.
+    Link {
+        #[serde(rename = "c")]
+        children: Vec<Token>,
+        url: String,
+    },
+    /// The task marker a text starts with.
+    Task {
+        #[serde(rename = "s")]
+        marker: TaskMarker,
+    },
+    /// `[#A]`, `[#B]` or `[#C]`.
+    Priority {
+        #[serde(rename = "s")]
+        priority: Priority,
+    },
+}
+
+fn is_false(flag: &bool) -> bool {
+    !flag
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+/// Splits a text into tokens. Never fails: what is not markup is text.
+pub fn tokenize(text: &str) -> Vec<Token> {
+    Scanner::new(text).region(0, text.len(), true)
+}
+
+/// The markdown the tokens were read from.
+pub fn source(tokens: &[Token]) -> String {
+    let mut out = String::new();
+    write_source(tokens, &mut out);
+    out
+}
+
+fn write_source(tokens: &[Token], out: &mut String) {
+    for token in tokens {
+        match token {
+            Token::Text { text } => out.push_str(text),
+            Token::Page { page } => {
+                out.push_str("[[");
+                out.push_str(page);
+                out.push_str("]]");
+            }
+            Token::Tag {
+                page,
+                bracketed: false,
+            } => {
+                out.push('#');
+                out.push_str(page);
+            }
+            Token::Tag {
+                page,
+                bracketed: true,
+            } => {
+                out.push_str("#[[");
+                out.push_str(page);
+                out.push_str("]]");
+            }
+            Token::Ref { id } => {
+                out.push_str("((");
+                out.push_str(id);
+                out.push_str("))");
+            }
+            Token::Bold { children } => {
+                out.push_str("**");
+                write_source(children, out);
+                out.push_str("**");
+            }
+            Token::Italic {
+                children,
+                underscore,
+            } => {
+                let delimiter = if *underscore { '_' } else { '*' };
+                out.push(delimiter);
+                write_source(children, out);
+                out.push(delimiter);
+            }
+            Token::Code { code, ticks } => {
+                let fence = "`".repeat(*ticks);
+                out.push_str(&fence);
+                out.push_str(code);
+                out.push_str(&fence);
+            }
+            Token::Link { children, url } => {
+                out.push('[');
+                write_source(children, out);
+                out.push_str("](");
+                out.push_str(url);
+                out.push(')');
+            }
+            Token::Task { marker } => out.push_str(marker.as_str()),
+            Token::Priority { priority } => {
+                out.push_str("[#");
+                out.push(priority.letter());
+                out.push(']');
+            }
+        }
+    }
+}
+
+/// Characters that end a bare `#tag`.
+fn ends_tag(c: char) -> bool {
+    c.is_whitespace() || ",;!?\"'()[]{}<>#`".contains(c)
+}
+
+/// Characters a bare `#tag` does not end with (sentence punctuation, emphasis).
+fn trails_tag(c: char) -> bool {
+    ".:*_~".contains(c)
+}
+
+/// The bare-tag name at the start of `after_hash`, if any.
+pub(crate) fn bare_tag_name(after_hash: &str) -> &str {
+    let end = after_hash.find(ends_tag).unwrap_or(after_hash.len());
+    after_hash[..end].trim_end_matches(trails_tag)
+}
+
+/// Characters after which `#` starts a tag (so `page#anchor` and `C#` are not tags).
+fn may_precede_tag(c: char) -> bool {
+    c.is_whitespace() || "(*_\"'".contains(c)
+}
+
+/// A span the second pass cannot cut into.
+struct Atom {
+    start: usize,
+    end: usize,
+    token: Token,
+}
+
+struct Scanner<'t> {
+    text: &'t str,
+    atoms: Vec<Atom>,
+    /// Sorted positions, outside atoms, of delimiters that can close bold (`**`), star and
+    /// underscore italic, and a link label (`](`), and of `[` (a label holds none).
+    bold_closers: Vec<usize>,
+    star_closers: Vec<usize>,
+    underscore_closers: Vec<usize>,
+    label_ends: Vec<usize>,
+    label_starts: Vec<usize>,
+    /// For each `(` right after a `]`, the `)` that balances it.
+    url_closes: HashMap<usize, usize>,
+    /// Positions of ASCII whitespace, which a URL does not contain.
+    spaces: Vec<usize>,
+}
+
+/// The first position in the sorted `positions` at or after `from`.
+fn next_at_or_after(positions: &[usize], from: usize) -> Option<usize> {
+    positions
+        .get(positions.partition_point(|&p| p < from))
+        .copied()
+}
+
+impl<'t> Scanner<'t> {
+    fn new(text: &'t str) -> Self {
+        let atoms = Atoms::find(text);
+        let bytes = text.as_bytes();
+        let after_non_space = |i: usize| {
+            text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| !c.is_whitespace())
+        };
+        let mut scanner = Scanner {
+            text,
+            atoms,
+            bold_closers: Vec::new(),
+            star_closers: Vec::new(),
+            underscore_closers: Vec::new(),
+            label_ends: Vec::new(),
+            label_starts: Vec::new(),
+            url_closes: HashMap::new(),
+            spaces: bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.is_ascii_whitespace())
+                .map(|(i, _)| i)
+                .collect(),
+        };
+        let mut open_parens = Vec::new();
+        for (i, b) in bytes.iter().enumerate() {
+            match b {
+                b'(' => open_parens.push(i),
+                b')' => {
+                    if let Some(open) = open_parens.pop()
+                        && open > 0
+                        && bytes[open - 1] == b']'
+                    {
+                        scanner.url_closes.insert(open, i);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut atom = scanner.atoms.iter().peekable();
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Some(next) = atom.peek()
+                && i >= next.start
+            {
+                i = next.end.max(i + 1);
+                atom.next();
+                continue;
+            }
+            match bytes[i] {
+                delimiter @ (b'*' | b'_') => {
+                    // Only whole runs of one or two delimiters count, so `***` closes nothing.
+                    let run = bytes[i..].iter().take_while(|&&b| b == delimiter).count();
+                    let whole = i == 0 || bytes[i - 1] != delimiter;
+                    if whole && after_non_space(i) {
+                        match (delimiter, run) {
+                            (b'*', 2) => scanner.bold_closers.push(i),
+                            (b'*', 1) => scanner.star_closers.push(i),
+                            (b'_', 1)
+                                if !text[i + 1..]
+                                    .chars()
+                                    .next()
+                                    .is_some_and(char::is_alphanumeric) =>
+                            {
+                                scanner.underscore_closers.push(i);
+                            }
+                            _ => {}
+                        }
+                    }
+                    i += run;
+                    continue;
+                }
+                b']' if bytes.get(i + 1) == Some(&b'(') => scanner.label_ends.push(i),
+                b'[' => scanner.label_starts.push(i),
+                _ => {}
+            }
+            i += 1;
+        }
+        scanner
+    }
+
+    /// Tokens of `text[start..end]`; `links` allows markdown links (not inside a label).
+    fn region(&self, start: usize, end: usize, links: bool) -> Vec<Token> {
+        let bytes = self.text.as_bytes();
+        let mut tokens = Vec::new();
+        let mut plain_from = start;
+        let mut i = start;
+        let mut next_atom = self.atoms.partition_point(|atom| atom.start < start);
+        while i < end {
+            while self.atoms.get(next_atom).is_some_and(|atom| atom.start < i) {
+                next_atom += 1;
+            }
+            let found = match self.atoms.get(next_atom) {
+                Some(atom) if atom.start == i && atom.end <= end => {
+                    Some((atom.token.clone(), atom.end))
+                }
+                _ => match bytes[i] {
+                    b'*' => self.bold(i, end).or_else(|| self.italic(i, end, false)),
+                    b'_' => self.italic(i, end, true),
+                    b'[' if links => self.link(i, end),
+                    _ => None,
+                },
+            };
+            match found {
+                Some((token, after)) => {
+                    push_text(&mut tokens, &self.text[plain_from..i]);
+                    tokens.push(token);
+                    i = after;
+                    plain_from = after;
+                }
+                // A run of `*` or `_` that opens nothing is text as a whole, so that no
+                // shorter run inside it is tried.
+                None if matches!(bytes[i], b'*' | b'_') => {
+                    let b = bytes[i];
+                    i += bytes[i..end].iter().take_while(|&&x| x == b).count();
+                }
+                None => i += 1,
+            }
+        }
+        push_text(&mut tokens, &self.text[plain_from..end]);
+        tokens
+    }
+
+    /// Whether the run of `len` delimiters at `i` is a whole run of exactly that length and
+    /// is followed by a non-space, as an opening delimiter must be.
+    fn opens(&self, i: usize, len: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        let delimiter = bytes[i];
+        let whole = (i == 0 || bytes[i - 1] != delimiter)
+            && bytes[i..].iter().take_while(|&&b| b == delimiter).count() == len;
+        whole
+            && self.text[i + len..]
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_whitespace())
+    }
+
+    fn bold(&self, i: usize, end: usize) -> Option<(Token, usize)> {
+        if !self.opens(i, 2) {
+            return None;
+        }
+        let close = next_at_or_after(&self.bold_closers, i + 3).filter(|&c| c + 2 <= end)?;
+        let children = self.region(i + 2, close, true);
+        Some((Token::Bold { children }, close + 2))
+    }
+
+    fn italic(&self, i: usize, end: usize, underscore: bool) -> Option<(Token, usize)> {
+        if !self.opens(i, 1) {
+            return None;
+        }
+        if underscore
+            && self.text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        {
+            return None;
+        }
+        let closers = if underscore {
+            &self.underscore_closers
+        } else {
+            &self.star_closers
+        };
+        let close = next_at_or_after(closers, i + 2).filter(|&c| c < end)?;
+        let children = self.region(i + 1, close, true);
+        Some((
+            Token::Italic {
+                children,
+                underscore,
+            },
+            close + 1,
+        ))
+    }
+
+    fn link(&self, i: usize, end: usize) -> Option<(Token, usize)> {
+        let label_end = next_at_or_after(&self.label_ends, i + 1).filter(|&e| e < end)?;
+        if next_at_or_after(&self.label_starts, i + 1).is_some_and(|s| s < label_end) {
+            return None;
+        }
+        let url_start = label_end + 2;
+        let url_end = *self.url_closes.get(&(label_end + 1))?;
+        if url_end >= end || next_at_or_after(&self.spaces, url_start).is_some_and(|s| s < url_end)
+        {
+            return None;
+        }
+        let children = self.region(i + 1, label_end, false);
+        let url = self.text[url_start..url_end].to_owned();
+        Some((Token::Link { children, url }, url_end + 1))
+    }
+}
+
+fn push_text(tokens: &mut Vec<Token>, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if let Some(Token::Text { text: last }) = tokens.last_mut() {
+        last.push_str(text);
+    } else {
+        tokens.push(Token::Text {
+            text: text.to_owned(),
+        });
+    }
+}
+
+/// The first pass: atoms, left to right.
+struct Atoms<'t> {
+    text: &'t str,
+    /// Positions of `]]`, `))`, `[[` and line breaks, for bracket matching without rescans.
+    double_closes: Vec<usize>,
+    double_opens: Vec<usize>,
+    line_breaks: Vec<usize>,
+    /// Start positions of backtick runs, by run length.
+    backtick_runs: HashMap<usize, Vec<usize>>,
+}
+
+impl<'t> Atoms<'t> {
+    fn find(text: &'t str) -> Vec<Atom> {
+        let bytes = text.as_bytes();
+        let pairs = |a: u8, b: u8| {
+            bytes
+                .windows(2)
+                .enumerate()
+                .filter(|(_, w)| w[0] == a && w[1] == b)
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let mut backtick_runs: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut i = 0;
+        while i < bytes.len() {
+            let len = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+            if len > 0 {
+                backtick_runs.entry(len).or_default().push(i);
+            }
+            i += len.max(1);
+        }
+        let scan = Atoms {
+            text,
+            double_closes: pairs(b']', b']'),
+            double_opens: pairs(b'[', b'['),
+            line_breaks: bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| matches!(b, b'\n' | b'\r'))
+                .map(|(i, _)| i)
+                .collect(),
+            backtick_runs,
+        };
+        scan.collect()
+    }
+
+    fn collect(&self) -> Vec<Atom> {
+        let bytes = self.text.as_bytes();
+        let mut atoms = Vec::new();
+        let mut i = 0;
+        if let Some(marker) = leading_marker(self.text) {
+            i = marker.as_str().len();
+            atoms.push(Atom {
+                start: 0,
+                end: i,
+                token: Token::Task { marker },
+            });
+        }
+        while i < bytes.len() {
+            let found = match bytes[i] {
+                b'`' => match self.code(i) {
+                    Ok(atom) => Some(atom),
+                    // An unmatched run is text as a whole.
+                    Err(run) => {
+                        i += run;
+                        continue;
+                    }
+                },
+                b'[' => self
+                    .page(i, "[[")
+                    .map(|(page, end)| (Token::Page { page }, end))
+                    .or_else(|| self.priority(i)),
+                b'#' => self.tag(i),
+                b'(' => self.block_ref(i),
+                _ => None,
+            };
+            match found {
+                Some((token, end)) => {
+                    atoms.push(Atom {
+                        start: i,
+                        end,
+                        token,
+                    });
+                    i = end;
+                }
+                None => i += 1,
+            }
+        }
+        atoms
+    }
+
+    /// A code span opened by the backtick run at `i`, or the run's length if nothing closes it.
+    fn code(&self, i: usize) -> Result<(Token, usize), usize> {
+        let bytes = self.text.as_bytes();
+        let ticks = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+        let close = self
+            .backtick_runs
+            .get(&ticks)
+            .and_then(|runs| next_at_or_after(runs, i + ticks));
+        match close {
+            Some(close) => {
+                let code = self.text[i + ticks..close].to_owned();
+                Ok((Token::Code { code, ticks }, close + ticks))
+            }
+            None => Err(ticks),
+        }
+    }
+
+    /// A page name in double brackets after `opener` (`[[` or `#[[`) at `i`: one line, not
+    /// blank, without `[[`. Returns the name and where the link ends.
+    fn page(&self, i: usize, opener: &str) -> Option<(String, usize)> {
+        if !self.text[i..].starts_with(opener) {
+            return None;
+        }
+        let name_start = i + opener.len();
+        let close = next_at_or_after(&self.double_closes, name_start)?;
+        let inside = |positions: &[usize]| {
+            next_at_or_after(positions, name_start).is_some_and(|p| p < close)
+        };
+        if inside(&self.line_breaks) || inside(&self.double_opens) {
+            return None;
+        }
+        let name = &self.text[name_start..close];
+        (!name.trim().is_empty()).then(|| (name.to_owned(), close + 2))
+    }
+
+    fn priority(&self, i: usize) -> Option<(Token, usize)> {
+        match self.text.as_bytes().get(i..i + 4)? {
+            [b'[', b'#', letter, b']'] => {
+                Priority::from_letter(*letter).map(|priority| (Token::Priority { priority }, i + 4))
+            }
+            _ => None,
+        }
+    }
+
+    fn tag(&self, i: usize) -> Option<(Token, usize)> {
+        if self.text[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| !may_precede_tag(c))
+        {
+            return None;
+        }
+        if let Some((page, end)) = self.page(i, "#[[") {
+            return Some((
+                Token::Tag {
+                    page,
+                    bracketed: true,
+                },
+                end,
+            ));
+        }
+        let name = bare_tag_name(&self.text[i + 1..]);
+        (!name.is_empty()).then(|| {
+            (
+                Token::Tag {
+                    page: name.to_owned(),
+                    bracketed: false,
+                },
+                i + 1 + name.len(),
+            )
+        })
+    }
+
+    fn block_ref(&self, i: usize) -> Option<(Token, usize)> {
+        let after = self.text[i..].strip_prefix("((")?;
+        let id_len = after
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'))
+            .count();
+        (id_len > 0 && after[id_len..].starts_with("))")).then(|| {
+            (
+                Token::Ref {
+                    id: after[..id_len].to_owned(),
+                },
+                i + 2 + id_len + 2,
+            )
+        })
+    }
+}

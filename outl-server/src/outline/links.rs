@@ -1,0 +1,353 @@
+//! Links in texts and property values: which pages and blocks they point to, and rewriting
+//! them when a page is renamed. Built on the tokenizer, so links inside code never count.
+
+use std::borrow::Cow;
+
+use super::inline::{Token, bare_tag_name, source, tokenize};
+
+/// Properties whose values are comma-separated page names, linked even when written bare
+/// (`tags:: launch, [[Project X]]`).
+const PAGE_LIST_PROPERTIES: [&str; 2] = ["tags", "alias"];
+
+/// Whether two page names name the same page: page names are case-insensitive and their
+/// surrounding spaces do not count.
+pub fn same_page_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.trim(), b.trim());
+    a == b || a.to_lowercase() == b.to_lowercase()
+}
+
+/// The pages a text links to, in order of first appearance and without repeats: `[[page]]`,
+/// `#tag`, `#[[multi word tag]]` (tags are links in Logseq), and `[label]([[page]])`.
+pub fn page_links(text: &str) -> Vec<String> {
+    let mut pages = Vec::new();
+    visit_links(&tokenize(text), &mut |token| match token {
+        Token::Page { page } | Token::Tag { page, .. } => push_page(&mut pages, page),
+        _ => {}
+    });
+    pages
+}
+
+/// The tags of a text (`#tag`, `#[[multi word tag]]`), in order and without repeats.
+pub fn tags(text: &str) -> Vec<String> {
+    let mut tags = Vec::new();
+    visit_links(&tokenize(text), &mut |token| {
+        if let Token::Tag { page, .. } = token {
+            push_page(&mut tags, page);
+        }
+    });
+    tags
+}
+
+/// The block ids a text references with `((id))` or `[label](((id)))`, in order, without
+/// repeats.
+pub fn block_refs(text: &str) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    visit_links(&tokenize(text), &mut |token| {
+        if let Token::Ref { id } = token
+            && !ids.contains(id)
+        {
+            ids.push(id.clone());
+        }
+    });
+    ids
+}
+
+/// The text with every link to page `old` pointing to `new` instead (`[[Old]]` →
+/// `[[New]]`, `#old` → `#new`, or `#[[New Name]]` when the new name cannot be a bare tag).
+/// Matches case-insensitively; borrowed when nothing changed.
+pub fn rename_page_links<'t>(text: &'t str, old: &str, new: &str) -> Cow<'t, str> {
+    let mut tokens = tokenize(text);
+    if rename_in_tokens(&mut tokens, old, new) {
+        Cow::Owned(source(&tokens))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// The pages a property value links to. `tags` and `alias` hold comma-separated page names,
+/// bare or linked; any other property links only through `[[page]]` and `#tag`.
+pub fn property_links(key: &str, value: &str) -> Vec<String> {
+    if !is_page_list(key) {
+        return page_links(value);
+    }
+    let mut pages = Vec::new();
+    for item in list_items(value) {
+        let links = page_links(item);
+        if links.is_empty() {
+            if !item.trim().is_empty() {
+                push_page(&mut pages, item);
+            }
+        } else {
+            for link in &links {
+                push_page(&mut pages, link);
+            }
+        }
+    }
+    pages
+}
+
+/// [`rename_page_links`] for a property value, renaming bare names in `tags` and `alias`
+/// too (a new name with a comma, or that would read as markup, is written `[[New, Name]]`).
+pub fn rename_property_links<'v>(key: &str, value: &'v str, old: &str, new: &str) -> Cow<'v, str> {
+    if !is_page_list(key) {
+        return rename_page_links(value, old, new);
+    }
+    let mut changed = false;
+    let items: Vec<Cow<'_, str>> = list_items(value)
+        .into_iter()
+        .map(|item| {
+            let renamed = if page_links(item).is_empty() {
+                if same_page_name(item, old) && !item.trim().is_empty() {
+                    let trimmed = item.trim();
+                    let start = item.len() - item.trim_start().len();
+                    let end = start + trimmed.len();
+                    Cow::Owned(format!(
+                        "{}{}{}",
+                        &item[..start],
+                        list_item_source(new),
+                        &item[end..]
+                    ))
+                } else {
+                    Cow::Borrowed(item)
+                }
+            } else {
+                rename_page_links(item, old, new)
+            };
+            changed |= matches!(renamed, Cow::Owned(_));
+            renamed
+        })
+        .collect();
+    if changed {
+        Cow::Owned(items.join(","))
+    } else {
+        Cow::Borrowed(value)
+    }
+}
+
+fn is_page_list(key: &str) -> bool {
+    PAGE_LIST_PROPERTIES
+        .iter()
+        .any(|list| list.eq_ignore_ascii_case(key))
+}
+
+/// Splits a list value at commas outside `[[…]]`.
+fn list_items(value: &str) -> Vec<&str> {
+    let bytes = value.as_bytes();
+    let mut items = Vec::new();
+    let mut depth = 0usize;
+    let mut item_start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match &bytes[i..] {
+            [b'[', b'[', ..] => {
+                depth += 1;
+                i += 2;
+                continue;
+            }
+            [b']', b']', ..] if depth > 0 => {
+                depth -= 1;
+                i += 2;
+                continue;
+            }
+            [b',', ..] if depth == 0 => {
+                items.push(&value[item_start..i]);
+                item_start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    items.push(&value[item_start..]);
+    items
+}
+
+/// How a bare list item naming `page` is written: as is, unless it would read as more than
+/// one item or as markup.
+fn list_item_source(page: &str) -> Cow<'_, str> {
+    let plain = matches!(tokenize(page).as_slice(), [Token::Text { text }] if text == page);
+    if plain && !page.contains(',') {
+        Cow::Borrowed(page)
+    } else {
+        Cow::Owned(format!("[[{page}]]"))
+    }
+}
+
+fn push_page(pages: &mut Vec<String>, page: &str) {
+    let page = page.trim();
+    if !pages.iter().any(|known| same_page_name(known, page)) {
+        pages.push(page.to_owned());
+    }
+}
+
+/// Calls `f` on every link token, nested ones and the target of `[label]([[page]])` or
+/// `[label](((id)))` included.
+fn visit_links(tokens: &[Token], f: &mut impl FnMut(&Token)) {
+    for token in tokens {
+        match token {
+            Token::Bold { children } | Token::Italic { children, .. } => visit_links(children, f),
+            Token::Link { children, url } => {
+                visit_links(children, f);
+                if let [target @ (Token::Page { .. } | Token::Ref { .. })] =
+                    tokenize(url).as_slice()
+                {
+                    f(target);
+                }
+            }
+            _ => f(token),
+        }
+    }
+}
+
+fn rename_in_tokens(tokens: &mut [Token], old: &str, new: &str) -> bool {
+    let mut changed = false;
+    for token in tokens {
+        match token {
+            Token::Page { page } if same_page_name(page, old) => {
+                *page = new.to_owned();
+                changed = true;
+            }
+            Token::Tag { page, bracketed } if same_page_name(page, old) => {
+                *bracketed = *bracketed || bare_tag_name(new) != new || new.is_empty();
+                *page = new.to_owned();
+                changed = true;
+            }
+            Token::Bold { children } | Token::Italic { children, .. } => {
+                changed |= rename_in_tokens(children, old, new);
+            }
+            Token::Link { children, url } => {
+                changed |= rename_in_tokens(children, old, new);
+                let mut target = tokenize(url);
+                if let [Token::Page { .. }] = target.as_slice()
+                    && rename_in_tokens(&mut target, old, new)
+                {
+                    *url = source(&target);
+                    changed = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_links_cover_links_tags_and_link_targets() {
+        let text = "TODO Call [[Bob]] about #launch and #[[Q4 plan]], see [notes]([[Meeting notes]]) and [[bob]]";
+        assert_eq!(
+            page_links(text),
+            ["Bob", "launch", "Q4 plan", "Meeting notes"]
+        );
+        assert_eq!(tags(text), ["launch", "Q4 plan"]);
+        assert_eq!(
+            page_links("**[[Bold link]]** and _#italic-tag_"),
+            ["Bold link", "italic-tag"]
+        );
+    }
+
+    #[test]
+    fn links_inside_code_do_not_count() {
+        assert!(page_links("`[[not a link]]` and ``#nope``").is_empty());
+        assert!(block_refs("`((abc123))`").is_empty());
+    }
+
+    #[test]
+    fn tags_need_a_word_boundary() {
+        assert!(tags("see https://example.com/page#section and C# code").is_empty());
+        assert_eq!(
+            tags("#first, (#second) and #third."),
+            ["first", "second", "third"]
+        );
+        assert!(tags("# Heading").is_empty());
+        assert!(tags("## Heading").is_empty());
+        assert_eq!(tags("#projects/apollo"), ["projects/apollo"]);
+    }
+
+    #[test]
+    fn block_refs_short_and_uuid() {
+        let text =
+            "see ((6f3a2c)) and ((64f1c2a0-7b3e-4d5a-9c1e-2f8b7a6d5e4c)) and [why](((6f3a2c)))";
+        assert_eq!(
+            block_refs(text),
+            ["6f3a2c", "64f1c2a0-7b3e-4d5a-9c1e-2f8b7a6d5e4c"]
+        );
+        assert!(block_refs("((not an id)) (( )) ((x)").is_empty());
+    }
+
+    #[test]
+    fn rename_rewrites_every_form_case_insensitively() {
+        assert_eq!(
+            rename_page_links("Call [[Bob]] and [[bob]]", "BOB", "Robert"),
+            "Call [[Robert]] and [[Robert]]"
+        );
+        assert_eq!(
+            rename_page_links("about #launch.", "Launch", "release"),
+            "about #release."
+        );
+        assert_eq!(
+            rename_page_links("about #launch", "launch", "Big Launch"),
+            "about #[[Big Launch]]"
+        );
+        assert_eq!(
+            rename_page_links("#[[Q4 plan]]", "q4 plan", "Q1 plan"),
+            "#[[Q1 plan]]"
+        );
+        assert_eq!(
+            rename_page_links("**[x]([[Old]])**", "old", "New"),
+            "**[x]([[New]])**"
+        );
+        assert_eq!(
+            rename_page_links("`[[Old]]` stays", "Old", "New"),
+            "`[[Old]]` stays"
+        );
+        assert!(matches!(
+            rename_page_links("no links to [[Other]]", "Old", "New"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            rename_page_links("#oldish #old", "old", "new"),
+            "#oldish #new"
+        );
+    }
+
+    #[test]
+    fn property_values() {
+        assert_eq!(
+            property_links("tags", "project, [[Q4 plan]], #launch"),
+            ["project", "Q4 plan", "launch"]
+        );
+        assert_eq!(property_links("Alias", "apollo, Apollo"), ["apollo"]);
+        assert_eq!(property_links("tags", "[[a, b]], c"), ["a, b", "c"]);
+        assert_eq!(property_links("owner", "[[Bob]]"), ["Bob"]);
+        assert!(property_links("status", "in progress, blocked").is_empty());
+        assert!(property_links("tags", " , ").is_empty());
+    }
+
+    #[test]
+    fn property_rename() {
+        assert_eq!(
+            rename_property_links("tags", "project, Launch", "launch", "release"),
+            "project, release"
+        );
+        assert_eq!(
+            rename_property_links("tags", "[[Launch]], x", "launch", "release"),
+            "[[release]], x"
+        );
+        assert_eq!(
+            rename_property_links("alias", "a, old", "old", "x, y"),
+            "a, [[x, y]]"
+        );
+        assert_eq!(rename_property_links("owner", "old", "old", "new"), "old");
+        assert_eq!(
+            rename_property_links("owner", "[[old]]", "old", "new"),
+            "[[new]]"
+        );
+        assert!(matches!(
+            rename_property_links("tags", "a, b", "old", "new"),
+            Cow::Borrowed(_)
+        ));
+    }
+}

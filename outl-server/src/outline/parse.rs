@@ -1,0 +1,192 @@
+//! Markdown to [`Document`]: one pass over the lines with a stack of open blocks.
+
+use super::syntax::{
+    Fence, LinePlace, bullet_text, columns, lines, property_line, split_indent, strip_columns,
+    unescape,
+};
+use super::{Document, MAX_DEPTH, OutlineNode, Properties};
+
+/// Parses outliner markdown. Never fails: any input gives a document, and no character of
+/// the input other than indentation, line breaks and blank lines between blocks is lost (see
+/// the module documentation for where each line goes).
+pub fn parse(markdown: &str) -> Document {
+    let mut parser = Parser::default();
+    for line in lines(markdown) {
+        parser.line(line);
+    }
+    parser.finish()
+}
+
+#[derive(Default)]
+struct Parser<'a> {
+    page_properties: Properties,
+    blocks: Vec<OutlineNode>,
+    /// The open blocks, outermost first; the last one receives text lines.
+    open: Vec<OpenBlock<'a>>,
+}
+
+impl<'a> Parser<'a> {
+    fn line(&mut self, line: &'a str) {
+        let (indent, rest) = split_indent(line);
+        if rest.is_empty() {
+            // Whether a blank line is text is known only from what follows it; blank lines
+            // before the first block are layout.
+            if let Some(block) = self.open.last_mut() {
+                block.pending_blanks.push(line);
+            }
+            return;
+        }
+        let col = columns(indent);
+        if let Some(block) = self.open.last_mut() {
+            // A line less indented than the block's text cannot belong to it, so it ends a
+            // code fence the block left open.
+            if col < block.text_col {
+                block.fence = None;
+            }
+        }
+        let in_fence = self.open.last().is_some_and(|block| block.fence.is_some());
+        if !in_fence && let Some(text) = bullet_text(rest) {
+            self.open_block(col, text);
+            return;
+        }
+        match self.open.last_mut() {
+            Some(block) => block.text_line(line, rest),
+            None => {
+                if let Some((key, value)) = property_line(rest)
+                    && !self.page_properties.contains_key(key)
+                {
+                    self.page_properties
+                        .insert(key.to_owned(), value.to_owned());
+                } else {
+                    // Free text before the first bullet opens a first block of its own.
+                    self.open.push(OpenBlock::new(0, 0, line));
+                }
+            }
+        }
+    }
+
+    fn open_block(&mut self, bullet_col: usize, text: &'a str) {
+        if let Some(block) = self.open.last_mut() {
+            block.settle_blanks();
+        }
+        while self
+            .open
+            .last()
+            .is_some_and(|block| block.bullet_col >= bullet_col)
+        {
+            self.close_innermost();
+        }
+        if self.open.len() == MAX_DEPTH {
+            // Too deep: the block becomes a sibling of the deepest one instead.
+            self.close_innermost();
+        }
+        self.open
+            .push(OpenBlock::new(bullet_col, bullet_col + 2, text));
+    }
+
+    fn close_innermost(&mut self) {
+        let Some(block) = self.open.pop() else {
+            return;
+        };
+        let node = block.into_node();
+        match self.open.last_mut() {
+            Some(parent) => parent.children.push(node),
+            None => self.blocks.push(node),
+        }
+    }
+
+    fn finish(mut self) -> Document {
+        while !self.open.is_empty() {
+            self.close_innermost();
+        }
+        Document {
+            properties: self.page_properties,
+            blocks: self.blocks,
+        }
+    }
+}
+
+struct OpenBlock<'a> {
+    bullet_col: usize,
+    /// The column where the block's text starts: continuation lines are stripped to it.
+    text_col: usize,
+    first_line: String,
+    properties: Properties,
+    /// Still right under the first line, where `key:: value` lines are properties.
+    in_properties: bool,
+    body: Vec<String>,
+    pending_blanks: Vec<&'a str>,
+    fence: Option<Fence>,
+    children: Vec<OutlineNode>,
+}
+
+impl<'a> OpenBlock<'a> {
+    fn new(bullet_col: usize, text_col: usize, first_line: &'a str) -> Self {
+        let (_, rest) = split_indent(first_line);
+        OpenBlock {
+            bullet_col,
+            text_col,
+            first_line: unescape(first_line, LinePlace::First).into_owned(),
+            properties: Properties::new(),
+            in_properties: true,
+            body: Vec::new(),
+            pending_blanks: Vec::new(),
+            fence: Fence::opened_by(rest),
+            children: Vec::new(),
+        }
+    }
+
+    /// A non-blank line that is not a bullet: a property or a line of the block's text.
+    fn text_line(&mut self, line: &str, rest: &str) {
+        if self.in_properties
+            && self.pending_blanks.is_empty()
+            && let Some((key, value)) = property_line(rest)
+            && !self.properties.contains_key(key)
+        {
+            self.properties.insert(key.to_owned(), value.to_owned());
+            return;
+        }
+        self.in_properties = false;
+        for blank in std::mem::take(&mut self.pending_blanks) {
+            self.body
+                .push(strip_columns(blank, self.text_col).into_owned());
+        }
+        let place = LinePlace::Body {
+            first: self.body.is_empty(),
+            in_fence: self.fence.is_some(),
+        };
+        let content = strip_columns(line, self.text_col);
+        self.body.push(unescape(&content, place).into_owned());
+        // An escaped line starts with `\`, so it neither opens nor closes a fence.
+        self.fence = match self.fence {
+            Some(fence) if fence.is_closed_by(rest) => None,
+            Some(fence) => Some(fence),
+            None => Fence::opened_by(rest),
+        };
+    }
+
+    /// The block gets no more text: of its trailing blank lines, those indented to its text
+    /// are text (that is how a text ending in an empty line is written); the rest is layout.
+    fn settle_blanks(&mut self) {
+        for blank in std::mem::take(&mut self.pending_blanks) {
+            if !blank.is_empty() && columns(blank) >= self.text_col {
+                self.body
+                    .push(strip_columns(blank, self.text_col).into_owned());
+            }
+        }
+    }
+
+    fn into_node(mut self) -> OutlineNode {
+        self.settle_blanks();
+        let mut text = self.first_line;
+        for line in &self.body {
+            text.push('\n');
+            text.push_str(line);
+        }
+        OutlineNode {
+            text,
+            properties: self.properties,
+            children: self.children,
+        }
+    }
+}

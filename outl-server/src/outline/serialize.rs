@@ -1,0 +1,286 @@
+//! [`Document`] to markdown in the canonical style, and the normalisation that maps the few
+//! values markdown cannot hold onto ones it can.
+
+use std::borrow::Cow;
+
+use super::syntax::{Fence, LinePlace, is_escapable, is_property_key_char, lines, split_indent};
+use super::{Document, MAX_DEPTH, OutlineNode, Properties};
+
+/// Writes a document in the canonical style. Total: every document is written, and
+/// `parse(&serialize(doc)) == doc.normalized()`.
+pub fn serialize(doc: &Document) -> String {
+    let mut out = String::new();
+    let properties = normalize_properties(&doc.properties);
+    write_properties(&properties, "", &mut out);
+    if !properties.is_empty() && !doc.blocks.is_empty() {
+        out.push('\n');
+    }
+    let mut indent = String::new();
+    for block in &doc.blocks {
+        write_block(block, &mut indent, &mut out);
+    }
+    out
+}
+
+impl Document {
+    /// The document as markdown can hold it, which is what `parse(&serialize(self))` returns;
+    /// identical to `self` for every document `parse` produces.
+    ///
+    /// Texts are kept exactly, except that line breaks become `\n` (`\r\n` and a lone `\r`
+    /// are line breaks in markdown). Property values lose their line breaks (each becomes a
+    /// space) and surrounding spaces and tabs; in keys, a character that cannot appear in a
+    /// key becomes `_`, an empty key becomes `_`, and a key that then repeats an earlier one is
+    /// dropped with its value. Blocks nested deeper than [`MAX_DEPTH`] levels follow their
+    /// ancestor at the deepest level as its siblings, in document order.
+    pub fn normalized(&self) -> Document {
+        Document {
+            properties: normalize_properties(&self.properties).into_owned(),
+            blocks: normalize_blocks(&self.blocks, 0),
+        }
+    }
+}
+
+/// Normalizes blocks at `depth` (0 for top-level blocks).
+fn normalize_blocks(blocks: &[OutlineNode], depth: usize) -> Vec<OutlineNode> {
+    let mut normalized = Vec::with_capacity(blocks.len());
+    for block in blocks {
+        let at_deepest_level = depth + 1 >= MAX_DEPTH;
+        normalized.push(OutlineNode {
+            text: normalize_text(&block.text).into_owned(),
+            properties: normalize_properties(&block.properties).into_owned(),
+            children: if at_deepest_level {
+                Vec::new()
+            } else {
+                normalize_blocks(&block.children, depth + 1)
+            },
+        });
+        if at_deepest_level {
+            normalized.extend(descendants(&block.children).map(|descendant| OutlineNode {
+                text: normalize_text(&descendant.text).into_owned(),
+                properties: normalize_properties(&descendant.properties).into_owned(),
+                children: Vec::new(),
+            }));
+        }
+    }
+    normalized
+}
+
+/// `blocks` and all their descendants in document order, without recursion (the tree given
+/// may be arbitrarily deep).
+fn descendants(blocks: &[OutlineNode]) -> impl Iterator<Item = &OutlineNode> {
+    let mut levels = vec![blocks.iter()];
+    std::iter::from_fn(move || {
+        loop {
+            let level = levels.last_mut()?;
+            match level.next() {
+                Some(block) => {
+                    levels.push(block.children.iter());
+                    return Some(block);
+                }
+                None => {
+                    levels.pop();
+                }
+            }
+        }
+    })
+}
+
+fn normalize_text(text: &str) -> Cow<'_, str> {
+    if text.contains('\r') {
+        Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+fn normalize_value(value: &str) -> Cow<'_, str> {
+    let one_line: Cow<'_, str> = if value.contains(['\n', '\r']) {
+        Cow::Owned(lines(value).collect::<Vec<_>>().join(" "))
+    } else {
+        Cow::Borrowed(value)
+    };
+    match one_line {
+        Cow::Borrowed(line) => Cow::Borrowed(line.trim_matches([' ', '\t'])),
+        Cow::Owned(line) => Cow::Owned(line.trim_matches([' ', '\t']).to_owned()),
+    }
+}
+
+fn normalize_key(key: &str) -> Cow<'_, str> {
+    if super::is_property_key(key) {
+        Cow::Borrowed(key)
+    } else if key.is_empty() {
+        Cow::Borrowed("_")
+    } else {
+        Cow::Owned(
+            key.chars()
+                .map(|c| if is_property_key_char(c) { c } else { '_' })
+                .collect(),
+        )
+    }
+}
+
+fn normalize_properties(properties: &Properties) -> Cow<'_, Properties> {
+    let representable = properties.iter().all(|(key, value)| {
+        matches!(normalize_key(key), Cow::Borrowed(k) if k == key)
+            && *normalize_value(value) == **value
+    });
+    if representable {
+        return Cow::Borrowed(properties);
+    }
+    let mut normalized = Properties::with_capacity(properties.len());
+    for (key, value) in properties {
+        normalized
+            .entry(normalize_key(key).into_owned())
+            .or_insert_with(|| normalize_value(value).into_owned());
+    }
+    Cow::Owned(normalized)
+}
+
+fn write_properties(properties: &Properties, prefix: &str, out: &mut String) {
+    for (key, value) in properties {
+        out.push_str(prefix);
+        out.push_str(key);
+        out.push_str("::");
+        if !value.is_empty() {
+            out.push(' ');
+            out.push_str(value);
+        }
+        out.push('\n');
+    }
+}
+
+/// Writes a block at the depth given by `indent` (one tab per level), then its children;
+/// at the deepest level, its descendants as its siblings.
+fn write_block(node: &OutlineNode, indent: &mut String, out: &mut String) {
+    write_block_alone(node, indent, out);
+    if indent.len() + 1 >= MAX_DEPTH {
+        for descendant in descendants(&node.children) {
+            write_block_alone(descendant, indent, out);
+        }
+        return;
+    }
+    indent.push('\t');
+    for child in &node.children {
+        write_block(child, indent, out);
+    }
+    indent.pop();
+}
+
+/// Writes a block's text and properties, not its children.
+fn write_block_alone(node: &OutlineNode, indent: &str, out: &mut String) {
+    let text = normalize_text(&node.text);
+    let mut text_lines = text.split('\n');
+    let first = text_lines.next().unwrap_or_default();
+    let body: Vec<&str> = text_lines.collect();
+    let (first, body) = escape_text_lines(first, &body);
+
+    out.push_str(indent);
+    out.push('-');
+    if !first.is_empty() {
+        out.push(' ');
+        out.push_str(&first);
+    }
+    out.push('\n');
+    let text_prefix = format!("{indent}  ");
+    write_properties(&normalize_properties(&node.properties), &text_prefix, out);
+    for line in &body {
+        out.push_str(&text_prefix);
+        out.push_str(line);
+        out.push('\n');
+    }
+}
+
+/// Escapes, with a leading `\`, the text lines the parser would otherwise read as structure
+/// (a bullet, a property, a code fence that is never closed) or unescape. Tracks code fences
+/// exactly as the parser does: inside one, bullets and fences are text.
+fn escape_text_lines<'t>(first: &'t str, body: &[&'t str]) -> (Cow<'t, str>, Vec<Cow<'t, str>>) {
+    let closers = LaterFenceClosers::new(body);
+    let mut fence = None;
+    let first = escape_line(first, LinePlace::First, &mut fence, closers.after(None));
+    let body = body
+        .iter()
+        .enumerate()
+        .map(|(index, line)| {
+            let place = LinePlace::Body {
+                first: index == 0,
+                in_fence: fence.is_some(),
+            };
+            escape_line(line, place, &mut fence, closers.after(Some(index)))
+        })
+        .collect();
+    (first, body)
+}
+
+/// Escapes one line if it must be, and moves the fence state past it.
+fn escape_line<'t>(
+    line: &'t str,
+    place: LinePlace,
+    fence: &mut Option<Fence>,
+    later_closers: LongestCloserRuns,
+) -> Cow<'t, str> {
+    let (indent, rest) = split_indent(line);
+    if let Some(open) = *fence {
+        if open.is_closed_by(rest) {
+            *fence = None;
+        }
+    } else if let Some(opened) = Fence::opened_by(rest)
+        && later_closers.closes(opened)
+    {
+        // A fence that is closed within the text is written as it is.
+        *fence = Some(opened);
+        return Cow::Borrowed(line);
+    }
+    if is_escapable(rest, place) {
+        Cow::Owned(format!("{indent}\\{rest}"))
+    } else {
+        Cow::Borrowed(line)
+    }
+}
+
+/// For each body line, the longest closing-fence runs of backticks and of tildes among the
+/// lines after it, so "is this opener closed later" is answered without rescanning.
+struct LaterFenceClosers {
+    /// `suffix[i]`: the longest runs among body lines `i..`.
+    suffix: Vec<LongestCloserRuns>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct LongestCloserRuns {
+    backticks: usize,
+    tildes: usize,
+}
+
+impl LongestCloserRuns {
+    fn closes(self, fence: Fence) -> bool {
+        let longest = match fence.char() {
+            b'`' => self.backticks,
+            _ => self.tildes,
+        };
+        longest >= fence.len()
+    }
+}
+
+impl LaterFenceClosers {
+    fn new(body: &[&str]) -> Self {
+        let mut suffix = vec![LongestCloserRuns::default(); body.len() + 1];
+        for (index, line) in body.iter().enumerate().rev() {
+            let mut runs = suffix[index + 1];
+            let (_, rest) = split_indent(line);
+            if let Some(closer) = Fence::closing_run(rest) {
+                let longest = match closer.char() {
+                    b'`' => &mut runs.backticks,
+                    _ => &mut runs.tildes,
+                };
+                *longest = (*longest).max(closer.len());
+            }
+            suffix[index] = runs;
+        }
+        LaterFenceClosers { suffix }
+    }
+
+    /// The closers after body line `index`, or after the first line when `index` is `None`.
+    fn after(&self, index: Option<usize>) -> LongestCloserRuns {
+        let from = index.map_or(0, |i| i + 1);
+        self.suffix.get(from).copied().unwrap_or_default()
+    }
+}

@@ -1,0 +1,294 @@
+//! Line-level grammar shared by the parser and the serializer, so that what one writes the
+//! other reads back by construction: indentation columns, bullets, `key:: value` lines, code
+//! fences, and the backslash escape of text lines that would otherwise read as structure.
+
+use std::borrow::Cow;
+
+/// A tab advances to the next multiple of this many columns.
+const TAB_STOP: usize = 4;
+
+/// Splits a line into its leading spaces and tabs, and the rest.
+pub(crate) fn split_indent(line: &str) -> (&str, &str) {
+    let rest = line.trim_start_matches([' ', '\t']);
+    (&line[..line.len() - rest.len()], rest)
+}
+
+/// The column reached after `indent`, a run of spaces and tabs.
+pub(crate) fn columns(indent: &str) -> usize {
+    indent.bytes().fold(0, |col, b| match b {
+        b'\t' => (col / TAB_STOP + 1) * TAB_STOP,
+        _ => col + 1,
+    })
+}
+
+/// Removes up to `target` columns of indentation from `line`. A tab that reaches past the
+/// target is replaced by the spaces it stood for beyond it, so relative indentation survives.
+pub(crate) fn strip_columns(line: &str, target: usize) -> Cow<'_, str> {
+    let mut col = 0;
+    for (i, b) in line.bytes().enumerate() {
+        if col >= target {
+            return Cow::Borrowed(&line[i..]);
+        }
+        col = match b {
+            b' ' => col + 1,
+            b'\t' => (col / TAB_STOP + 1) * TAB_STOP,
+            _ => return Cow::Borrowed(&line[i..]),
+        };
+        if col > target {
+            let mut kept = " ".repeat(col - target);
+            kept.push_str(&line[i + 1..]);
+            return Cow::Owned(kept);
+        }
+    }
+    Cow::Borrowed("")
+}
+
+/// The text of a bullet line, given the line without its indentation: `-` alone or `- text`.
+pub(crate) fn bullet_text(rest: &str) -> Option<&str> {
+    match rest.strip_prefix('-')? {
+        "" => Some(""),
+        after => after.strip_prefix(' '),
+    }
+}
+
+/// Whether `key` can be written as a property key: letters, digits, `_`, `-` and `.`.
+pub fn is_property_key(key: &str) -> bool {
+    !key.is_empty() && key.chars().all(is_property_key_char)
+}
+
+pub(crate) fn is_property_key_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.')
+}
+
+/// Reads a `key:: value` line (without its indentation). The value is trimmed of spaces and
+/// tabs; `key::` alone has the empty value.
+pub(crate) fn property_line(rest: &str) -> Option<(&str, &str)> {
+    let (key, after) = rest.split_once("::")?;
+    if !is_property_key(key) {
+        return None;
+    }
+    match after {
+        "" => Some((key, "")),
+        _ => after
+            .strip_prefix([' ', '\t'])
+            .map(|value| (key, value.trim_matches([' ', '\t']))),
+    }
+}
+
+/// An open fenced code block: its character and the length of its opening run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Fence {
+    ch: u8,
+    len: usize,
+}
+
+impl Fence {
+    /// A line (without indentation) that opens a fence: three or more backticks or tildes.
+    pub(crate) fn opened_by(rest: &str) -> Option<Fence> {
+        let ch = *rest.as_bytes().first()?;
+        if ch != b'`' && ch != b'~' {
+            return None;
+        }
+        let len = rest.bytes().take_while(|&b| b == ch).count();
+        // As in CommonMark, a backtick fence's info string has no backticks: "```a```" is an
+        // inline code span.
+        let inline_code = ch == b'`' && rest[len..].contains('`');
+        (len >= 3 && !inline_code).then_some(Fence { ch, len })
+    }
+
+    /// The run a line (without indentation) could close a fence with: backticks or tildes,
+    /// then nothing but spaces and tabs.
+    pub(crate) fn closing_run(rest: &str) -> Option<Fence> {
+        let ch = *rest.as_bytes().first()?;
+        if ch != b'`' && ch != b'~' {
+            return None;
+        }
+        let len = rest.bytes().take_while(|&b| b == ch).count();
+        rest[len..]
+            .trim_matches([' ', '\t'])
+            .is_empty()
+            .then_some(Fence { ch, len })
+    }
+
+    /// Whether a line (without indentation) closes this fence: a run of the same character at
+    /// least as long as the opening one, then nothing but spaces and tabs.
+    pub(crate) fn is_closed_by(self, rest: &str) -> bool {
+        Fence::closing_run(rest).is_some_and(|run| run.ch == self.ch && run.len >= self.len)
+    }
+
+    pub(crate) fn char(self) -> u8 {
+        self.ch
+    }
+
+    pub(crate) fn len(self) -> usize {
+        self.len
+    }
+}
+
+/// Where a text line sits in its block, which decides what it could be mistaken for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LinePlace {
+    /// The block's first line, written after `- `: only a fence opener is structure there.
+    First,
+    /// A later line. `first` marks the line right after the properties, where a `key:: value`
+    /// line would be read as one more property; `in_fence` marks lines inside a code fence,
+    /// where bullets and fences are text.
+    Body { first: bool, in_fence: bool },
+}
+
+/// Whether a line (without indentation) is structure at `place` — a bullet, a property or a
+/// fence opener — or such a line behind one or more backslashes. These are the lines whose
+/// leading backslash the parser removes, so the serializer escapes every text line of this
+/// kind that must not be read as structure, and every one that already starts with `\`.
+pub(crate) fn is_escapable(rest: &str, place: LinePlace) -> bool {
+    let unescaped = rest.trim_start_matches('\\');
+    match place {
+        LinePlace::First => Fence::opened_by(unescaped).is_some(),
+        LinePlace::Body { first, in_fence } => {
+            (first && property_line(unescaped).is_some())
+                || (!in_fence
+                    && (bullet_text(unescaped).is_some() || Fence::opened_by(unescaped).is_some()))
+        }
+    }
+}
+
+/// Removes the escaping backslash of a text line, if it has one at `place`.
+pub(crate) fn unescape(line: &str, place: LinePlace) -> Cow<'_, str> {
+    let (indent, rest) = split_indent(line);
+    match rest.strip_prefix('\\') {
+        Some(escaped) if is_escapable(escaped, place) => Cow::Owned(format!("{indent}{escaped}")),
+        _ => Cow::Borrowed(line),
+    }
+}
+
+/// Splits text into lines at `\n`, `\r\n` and lone `\r`. A final line break ends the last line
+/// rather than starting an empty one.
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match current.find(['\n', '\r']) {
+            Some(at) => {
+                let skip = if current[at..].starts_with("\r\n") {
+                    2
+                } else {
+                    1
+                };
+                let after = &current[at + skip..];
+                rest = (!after.is_empty()).then_some(after);
+                Some(&current[..at])
+            }
+            None => {
+                rest = None;
+                (!current.is_empty()).then_some(current)
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn columns_follow_tab_stops() {
+        assert_eq!(columns(""), 0);
+        assert_eq!(columns("  "), 2);
+        assert_eq!(columns("\t"), 4);
+        assert_eq!(columns("  \t"), 4);
+        assert_eq!(columns("\t  "), 6);
+        assert_eq!(columns("\t\t"), 8);
+    }
+
+    #[test]
+    fn strip_columns_keeps_relative_indentation() {
+        assert_eq!(strip_columns("\t  text", 6), "text");
+        assert_eq!(strip_columns("\t    text", 6), "  text");
+        assert_eq!(strip_columns("  \tcode", 2), "\tcode");
+        assert_eq!(strip_columns("\t\tcode", 6), "  code");
+        assert_eq!(strip_columns(" x", 6), "x");
+        assert_eq!(strip_columns("   ", 2), " ");
+        assert_eq!(strip_columns("", 2), "");
+    }
+
+    #[test]
+    fn bullets() {
+        assert_eq!(bullet_text("- a"), Some("a"));
+        assert_eq!(bullet_text("-"), Some(""));
+        assert_eq!(bullet_text("- "), Some(""));
+        assert_eq!(bullet_text("-  a"), Some(" a"));
+        assert_eq!(bullet_text("-a"), None);
+        assert_eq!(bullet_text("--"), None);
+        assert_eq!(bullet_text("a"), None);
+    }
+
+    #[test]
+    fn property_lines() {
+        assert_eq!(
+            property_line("title:: Project X"),
+            Some(("title", "Project X"))
+        );
+        assert_eq!(property_line("id::"), Some(("id", "")));
+        assert_eq!(property_line("k::   v  "), Some(("k", "v")));
+        assert_eq!(
+            property_line("logseq.order-list-type:: number"),
+            Some(("logseq.order-list-type", "number"))
+        );
+        assert_eq!(property_line("k:: a:: b"), Some(("k", "a:: b")));
+        assert_eq!(property_line("k::v"), None);
+        assert_eq!(property_line("two words:: v"), None);
+        assert_eq!(property_line(":: v"), None);
+        assert_eq!(property_line("https://x:: v"), None);
+        assert_eq!(property_line("\\k:: v"), None);
+    }
+
+    #[test]
+    fn fences() {
+        let fence = Fence::opened_by("```rust").expect("opener");
+        assert!(fence.is_closed_by("```"));
+        assert!(fence.is_closed_by("````  "));
+        assert!(!fence.is_closed_by("``"));
+        assert!(!fence.is_closed_by("~~~"));
+        assert!(!fence.is_closed_by("``` x"));
+        assert!(Fence::opened_by("~~~").is_some());
+        assert!(Fence::opened_by("``").is_none());
+        assert!(Fence::opened_by("a```").is_none());
+        assert!(Fence::opened_by("```a```").is_none());
+        assert!(Fence::opened_by("~~~a```").is_some());
+    }
+
+    #[test]
+    fn escapes_apply_only_where_the_line_would_be_structure() {
+        let body = LinePlace::Body {
+            first: false,
+            in_fence: false,
+        };
+        let first_body = LinePlace::Body {
+            first: true,
+            in_fence: false,
+        };
+        let fenced = LinePlace::Body {
+            first: false,
+            in_fence: true,
+        };
+        assert_eq!(unescape("\\- a", body), "- a");
+        assert_eq!(unescape("  \\- a", body), "  - a");
+        assert_eq!(unescape("\\\\- a", body), "\\- a");
+        assert_eq!(unescape("\\k:: v", body), "\\k:: v");
+        assert_eq!(unescape("\\k:: v", first_body), "k:: v");
+        assert_eq!(unescape("\\- a", fenced), "\\- a");
+        assert_eq!(unescape("\\frac{a}{b}", body), "\\frac{a}{b}");
+        assert_eq!(unescape("\\```", LinePlace::First), "```");
+        assert_eq!(unescape("\\- a", LinePlace::First), "\\- a");
+    }
+
+    #[test]
+    fn line_breaks() {
+        let split = |s| lines(s).collect::<Vec<_>>();
+        assert_eq!(split(""), Vec::<&str>::new());
+        assert_eq!(split("a"), ["a"]);
+        assert_eq!(split("a\n"), ["a"]);
+        assert_eq!(split("a\r\nb\rc\n\nd"), ["a", "b", "c", "", "d"]);
+        assert_eq!(split("\n"), [""]);
+    }
+}

@@ -1,0 +1,476 @@
+//! Round-trip, tokenizer and golden tests of the outline format.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+
+use super::*;
+
+fn node(text: &str, properties: &[(&str, &str)], children: Vec<OutlineNode>) -> OutlineNode {
+    OutlineNode {
+        text: text.to_owned(),
+        properties: properties
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        children,
+    }
+}
+
+fn leaf(text: &str) -> OutlineNode {
+    node(text, &[], Vec::new())
+}
+
+const EXAMPLE: &str = "title:: Project X\ntags:: project\n\n- TODO Call [[Bob]] about #launch\n  collapsed:: true\n  priority:: high\n\t- child block with a ((6f3a2c))\n- DONE shipped\n";
+
+#[test]
+fn parses_the_example_page() {
+    let doc = parse(EXAMPLE);
+    let expected = Document {
+        properties: [("title", "Project X"), ("tags", "project")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        blocks: vec![
+            node(
+                "TODO Call [[Bob]] about #launch",
+                &[("collapsed", "true"), ("priority", "high")],
+                vec![leaf("child block with a ((6f3a2c))")],
+            ),
+            leaf("DONE shipped"),
+        ],
+    };
+    assert_eq!(doc, expected);
+    assert_eq!(serialize(&doc), EXAMPLE);
+}
+
+#[test]
+fn nesting_follows_columns_whatever_the_indentation() {
+    let tree = |doc: &Document| {
+        fn shape(nodes: &[OutlineNode]) -> String {
+            nodes
+                .iter()
+                .map(|n| format!("{}({})", n.text, shape(&n.children)))
+                .collect()
+        }
+        shape(&doc.blocks)
+    };
+    assert_eq!(tree(&parse("- a\n\t- b\n\t\t- c\n- d")), "a(b(c()))d()");
+    assert_eq!(tree(&parse("- a\n  - b\n    - c\n  - d")), "a(b(c())d())");
+    assert_eq!(tree(&parse("- a\n    - b\n  - c\n    - d")), "a(b()c(d()))");
+    assert_eq!(tree(&parse("- a\n\t- b\n    - c")), "a(b()c())");
+    assert_eq!(tree(&parse("\t- a\n- b")), "a()b()");
+}
+
+#[test]
+fn multi_line_text_and_properties() {
+    let doc = parse(
+        "- first\n  id:: 6f3a2c\n  second line\n    indented more\n\t- child\n\t  child line two\n",
+    );
+    assert_eq!(
+        doc.blocks,
+        [node(
+            "first\nsecond line\n  indented more",
+            &[("id", "6f3a2c")],
+            vec![leaf("child\nchild line two")]
+        )]
+    );
+}
+
+#[test]
+fn properties_only_directly_under_the_first_line() {
+    let doc = parse("- a\n  text\n  k:: v\n- b\n\n  k:: v\n");
+    assert_eq!(doc.blocks, [leaf("a\ntext\nk:: v"), leaf("b\n\nk:: v")]);
+    let repeated = parse("- a\n  k:: 1\n  k:: 2\n");
+    assert_eq!(repeated.blocks, [node("a\nk:: 2", &[("k", "1")], vec![])]);
+}
+
+#[test]
+fn a_fence_keeps_its_lines_verbatim() {
+    let md =
+        "- config:\n  ```yaml\n  - name: web\n    ports:\n  - name: db\n  ```\n  after\n- next\n";
+    let doc = parse(md);
+    assert_eq!(
+        doc.blocks,
+        [
+            leaf("config:\n```yaml\n- name: web\n  ports:\n- name: db\n```\nafter"),
+            leaf("next")
+        ]
+    );
+    assert_eq!(serialize(&doc), md);
+    let unclosed = parse("- a\n  ```\n  - inside\n- outside");
+    assert_eq!(unclosed.blocks, [leaf("a\n```\n- inside"), leaf("outside")]);
+}
+
+#[test]
+fn free_text_before_the_first_bullet_is_a_block() {
+    let doc = parse("title:: Notes\n\nA page can start with prose.\nSecond line.\n\n- a bullet\n");
+    assert_eq!(
+        doc.properties.get("title").map(String::as_str),
+        Some("Notes")
+    );
+    assert_eq!(
+        doc.blocks,
+        [
+            leaf("A page can start with prose.\nSecond line."),
+            leaf("a bullet")
+        ]
+    );
+    let prose = parse("just text\n\n  more\n");
+    assert_eq!(prose.blocks, [leaf("just text\n\n  more")]);
+}
+
+#[test]
+fn blank_lines() {
+    assert_eq!(parse("- a\n\n- b\n").blocks, [leaf("a"), leaf("b")]);
+    assert_eq!(parse("- a\n\n  b\n").blocks, [leaf("a\n\nb")]);
+    assert_eq!(parse("- a\n  \n- b\n").blocks, [leaf("a\n"), leaf("b")]);
+    assert_eq!(
+        serialize(&Document {
+            properties: Properties::new(),
+            blocks: vec![leaf("a\n\nb\n")]
+        }),
+        "- a\n  \n  b\n  \n"
+    );
+}
+
+fn descendant_count(blocks: &[OutlineNode]) -> usize {
+    blocks
+        .iter()
+        .map(|block| 1 + descendant_count(&block.children))
+        .sum()
+}
+
+#[test]
+fn nesting_is_cut_at_max_depth() {
+    let too_deep: String = (0..MAX_DEPTH + 3)
+        .map(|depth| format!("{}- level {depth}\n", "\t".repeat(depth)))
+        .collect();
+    let doc = parse(&too_deep);
+    let mut deepest = &doc.blocks;
+    for _ in 1..MAX_DEPTH {
+        assert_eq!(deepest.len(), 1);
+        deepest = &deepest[0].children;
+    }
+    let texts: Vec<&str> = deepest.iter().map(|block| block.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            format!("level {}", MAX_DEPTH - 1),
+            format!("level {MAX_DEPTH}"),
+            format!("level {}", MAX_DEPTH + 1),
+            format!("level {}", MAX_DEPTH + 2)
+        ]
+    );
+    assert!(deepest.iter().all(|block| block.children.is_empty()));
+
+    // A tree built deeper than markdown holds is written and normalized the same way.
+    let mut built = leaf("bottom");
+    for depth in (0..MAX_DEPTH + 5).rev() {
+        built = node(
+            &format!("level {depth}"),
+            &[],
+            vec![built, leaf(&format!("after {depth}"))],
+        );
+    }
+    let built = Document {
+        properties: Properties::new(),
+        blocks: vec![built],
+    };
+    let md = serialize(&built);
+    assert_eq!(parse(&md), built.normalized());
+    assert_eq!(serialize(&built.normalized()), md);
+
+    // A thousand levels neither overflow the stack nor lose a block.
+    let huge: String = (0..1_000)
+        .map(|depth| format!("{}- {depth}\n", "\t".repeat(depth)))
+        .collect();
+    let doc = parse(&huge);
+    assert_eq!(parse(&serialize(&doc)), doc);
+    assert_eq!(descendant_count(&doc.blocks), 1_000);
+}
+
+#[test]
+fn crlf_and_empty_input() {
+    assert_eq!(
+        parse("k:: v\r\n\r\n- a\r\n  b\r\n"),
+        parse("k:: v\n\n- a\n  b\n")
+    );
+    assert_eq!(parse(""), Document::default());
+    assert_eq!(parse("\n\n"), Document::default());
+    assert_eq!(serialize(&Document::default()), "");
+}
+
+#[test]
+fn texts_that_look_like_structure_are_escaped() {
+    let doc = Document {
+        properties: Properties::new(),
+        blocks: vec![
+            node("a\n- not a child\nk:: v", &[], vec![]),
+            node("b\nk:: v", &[("p", "1")], vec![]),
+            node("```", &[], vec![leaf("\\- literal backslash")]),
+            node("", &[("id", "x")], vec![]),
+        ],
+    };
+    let md = serialize(&doc);
+    assert_eq!(
+        md,
+        "- a\n  \\- not a child\n  k:: v\n- b\n  p:: 1\n  \\k:: v\n- \\```\n\t- \\- literal backslash\n-\n  id:: x\n"
+    );
+    assert_eq!(parse(&md), doc);
+}
+
+#[test]
+fn serialize_normalizes_what_markdown_cannot_hold() {
+    let doc = Document {
+        properties: [
+            ("due date", " friday\nnoon "),
+            ("", "x"),
+            ("due_date", "dropped"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+        blocks: vec![leaf("a\r\nb\rc")],
+    };
+    let normalized = doc.normalized();
+    assert_eq!(
+        normalized.properties.get("due_date").map(String::as_str),
+        Some("friday noon")
+    );
+    assert_eq!(
+        normalized.properties.get("_").map(String::as_str),
+        Some("x")
+    );
+    assert_eq!(normalized.properties.len(), 2);
+    assert_eq!(normalized.blocks, [leaf("a\nb\nc")]);
+    assert_eq!(parse(&serialize(&doc)), normalized);
+    assert!(is_property_key("logseq.order-list-type"));
+    assert!(!is_property_key("two words"));
+    assert!(is_property_value("high"));
+    assert!(!is_property_value("two\nlines"));
+}
+
+#[test]
+fn parser_ast_keeps_properties_in_json() {
+    let doc = parse("- a\n");
+    let json = serde_json::to_string(&doc).unwrap_or_default();
+    assert_eq!(
+        json,
+        r#"{"properties":{},"blocks":[{"text":"a","properties":{},"children":[]}]}"#
+    );
+    assert_eq!(serde_json::from_str::<Document>(&json).ok(), Some(doc));
+}
+
+#[test]
+fn tokens() {
+    let json = |text| serde_json::to_string(&tokenize(text)).unwrap_or_default();
+    assert_eq!(
+        json("TODO [#A] Call [[Bob]] about #launch"),
+        r#"[{"t":"task","s":"TODO"},{"t":"text","s":" "},{"t":"priority","s":"A"},{"t":"text","s":" Call "},{"t":"page","s":"Bob"},{"t":"text","s":" about "},{"t":"tag","s":"launch"}]"#
+    );
+    assert_eq!(
+        json("**see [[X]]** *it* _too_ `**no**` #[[a b]] ((6f3a2c))"),
+        r#"[{"t":"bold","c":[{"t":"text","s":"see "},{"t":"page","s":"X"}]},{"t":"text","s":" "},{"t":"italic","c":[{"t":"text","s":"it"}]},{"t":"text","s":" "},{"t":"italic","c":[{"t":"text","s":"too"}],"u":true},{"t":"text","s":" "},{"t":"code","s":"**no**"},{"t":"text","s":" "},{"t":"tag","s":"a b","b":true},{"t":"text","s":" "},{"t":"ref","id":"6f3a2c"}]"#
+    );
+    assert_eq!(
+        json("[**docs**](https://x.org/a_(b)) ``a`b``"),
+        r#"[{"t":"link","c":[{"t":"bold","c":[{"t":"text","s":"docs"}]}],"url":"https://x.org/a_(b)"},{"t":"text","s":" "},{"t":"code","s":"a`b","n":2}]"#
+    );
+    assert_eq!(
+        json("2 * 3 * 4, snake_case_name, ***x***"),
+        r#"[{"t":"text","s":"2 * 3 * 4, snake_case_name, ***x***"}]"#
+    );
+    assert_eq!(json(""), "[]");
+    let tokens = tokenize("**a [b](c)** d");
+    let back: Vec<Token> =
+        serde_json::from_str(&serde_json::to_string(&tokens).unwrap_or_default())
+            .unwrap_or_default();
+    assert_eq!(back, tokens);
+}
+
+/// Fragments that exercise every rule of the grammar when glued together.
+const NASTY: &[&str] = &[
+    "",
+    "a",
+    "word",
+    " ",
+    "  ",
+    "\t",
+    "-",
+    "- ",
+    "-x",
+    "\\",
+    "\\- ",
+    "k:: v",
+    "id::",
+    "key::",
+    "::",
+    "```",
+    "~~~",
+    "````",
+    "```rust",
+    "``",
+    "`",
+    "*",
+    "**",
+    "_",
+    "[[",
+    "]]",
+    "((",
+    "))",
+    "#",
+    "#[[",
+    "[",
+    "](",
+    ")",
+    "(",
+    "TODO ",
+    "DONE",
+    "[#A]",
+    "é",
+    "日本語",
+    "🙂",
+    "\u{a0}",
+    "\r",
+    "\r\n",
+];
+
+fn nasty_line() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(NASTY), 0..5).prop_map(|parts| parts.concat())
+}
+
+fn nasty_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(nasty_line(), 1..5).prop_map(|lines| lines.join("\n"))
+}
+
+fn nasty_properties() -> impl Strategy<Value = Properties> {
+    let key = prop::sample::select(
+        &[
+            "id",
+            "collapsed",
+            "tags",
+            "a-b.c",
+            "",
+            "two words",
+            "k::",
+            "é",
+        ][..],
+    );
+    prop::collection::vec((key, nasty_line()), 0..3).prop_map(|entries| {
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect()
+    })
+}
+
+fn nasty_node() -> impl Strategy<Value = OutlineNode> {
+    let leaf = (nasty_text(), nasty_properties()).prop_map(|(text, properties)| OutlineNode {
+        text,
+        properties,
+        children: Vec::new(),
+    });
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        (
+            nasty_text(),
+            nasty_properties(),
+            prop::collection::vec(inner, 0..3),
+        )
+            .prop_map(|(text, properties, children)| OutlineNode {
+                text,
+                properties,
+                children,
+            })
+    })
+}
+
+fn nasty_document() -> impl Strategy<Value = Document> {
+    (
+        nasty_properties(),
+        prop::collection::vec(nasty_node(), 0..4),
+    )
+        .prop_map(|(properties, blocks)| Document { properties, blocks })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn every_document_round_trips_through_markdown(doc in nasty_document()) {
+        let md = serialize(&doc);
+        let normalized = doc.normalized();
+        prop_assert_eq!(&parse(&md), &normalized);
+        prop_assert_eq!(&normalized.normalized(), &normalized);
+        // What serialize writes is canonical: it reads and writes back byte for byte.
+        prop_assert_eq!(serialize(&parse(&md)), md);
+    }
+
+    #[test]
+    fn any_markdown_parses_to_a_fixed_point(md in prop::collection::vec(nasty_line(), 0..12).prop_map(|l| l.join("\n"))) {
+        let doc = parse(&md);
+        prop_assert_eq!(&doc.normalized(), &doc);
+        prop_assert_eq!(parse(&serialize(&doc)), doc);
+    }
+
+    #[test]
+    fn tokens_give_back_their_text(text in nasty_text()) {
+        let tokens = tokenize(&text);
+        prop_assert_eq!(source(&tokens), text);
+        let adjacent_texts = tokens.windows(2).any(|pair| matches!(pair, [Token::Text { .. }, Token::Text { .. }]));
+        let empty_text = tokens.iter().any(|token| matches!(token, Token::Text { text } if text.is_empty()));
+        prop_assert!(!adjacent_texts, "adjacent text tokens in {:?}", tokens);
+        prop_assert!(!empty_text, "empty text token in {:?}", tokens);
+    }
+
+    #[test]
+    fn tokens_of_arbitrary_strings_give_back_their_text(text in any::<String>()) {
+        prop_assert_eq!(source(&tokenize(&text)), text);
+    }
+
+    #[test]
+    fn renaming_keeps_the_rest_of_the_text(text in nasty_text()) {
+        let renamed = rename_page_links(&text, "a", "b c");
+        prop_assert_eq!(tokenize(&renamed).len(), tokenize(&text).len());
+        prop_assert!(!page_links(&renamed).iter().any(|page| same_page_name(page, "a")));
+    }
+}
+
+fn demo_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo")
+}
+
+fn markdown_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            markdown_files(&path, found);
+        } else if path.extension().is_some_and(|ext| ext == "md") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_demo_workspace_is_canonical() {
+    let mut files = Vec::new();
+    markdown_files(&demo_dir(), &mut files);
+    assert!(
+        files.len() >= 19,
+        "the demo has a dozen pages and a week of journals, found {}",
+        files.len()
+    );
+    for path in files {
+        let md = std::fs::read_to_string(&path)
+            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        assert_eq!(
+            serialize(&parse(&md)),
+            md,
+            "{} is not in canonical style",
+            path.display()
+        );
+    }
+}
