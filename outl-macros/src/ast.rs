@@ -8,8 +8,14 @@ use syn::{
 
 use crate::ctxt::Ctxt;
 
-const SIGNATURE: &str =
-    "expected `fn NAME(ws: &Workspace, args: ArgsType) -> Result<OutputType, Error>`";
+/// The refusal of a handler signature: what is wrong, then what is expected.
+fn signature_error(why: &str) -> String {
+    format!(
+        "a handler whose signature the registry cannot call: {why}.\n\
+         expected `fn NAME(ws: &Workspace, args: ArgsType) -> Result<OutputType, Error>`, where ArgsType \
+         derives Deserialize, JsonSchema and ToolFields, and OutputType derives Serialize"
+    )
+}
 
 /// A handler whose signature the registry can call.
 pub struct Handler<'a> {
@@ -23,10 +29,7 @@ impl<'a> Handler<'a> {
     pub fn from_fn(cx: &mut Ctxt, item: &'a ItemFn) -> Option<Handler<'a>> {
         let sig = &item.sig;
         let refuse = |cx: &mut Ctxt, tokens: &dyn ToTokens, why: &str| {
-            cx.error_spanned_by(
-                tokens.to_token_stream(),
-                format!("a handler whose signature the registry cannot call: {why}; {SIGNATURE}"),
-            )
+            cx.error_spanned_by(tokens.to_token_stream(), signature_error(why))
         };
         if let Some(asyncness) = &sig.asyncness {
             refuse(
@@ -99,12 +102,7 @@ impl<'a> Handler<'a> {
                     if inputs.len() == 1 { "" } else { "s" }
                 );
                 if inputs.is_empty() {
-                    cx.error_at(
-                        sig.paren_token.span.join(),
-                        format!(
-                            "a handler whose signature the registry cannot call: {why}; {SIGNATURE}"
-                        ),
-                    );
+                    cx.error_at(sig.paren_token.span.join(), signature_error(&why));
                 } else {
                     refuse(cx, &sig.inputs, &why);
                 }
@@ -179,9 +177,10 @@ pub fn doc_text(attrs: &[Attribute]) -> Option<String> {
             },
             _ => None,
         })
+        // `split`, not `lines`: an empty `///` line is a paragraph break and must stay a line.
         .flat_map(|chunk| {
             chunk
-                .lines()
+                .split('\n')
                 .map(|l| l.strip_prefix(' ').unwrap_or(l).trim_end().to_owned())
                 .collect::<Vec<_>>()
         })

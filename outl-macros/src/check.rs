@@ -113,7 +113,12 @@ pub fn tool_decl(
     let name = match name {
         Some(lit) => {
             let value = lit.value();
-            if !valid_tool_name(&value) {
+            if value.is_empty() {
+                cx.error_spanned_by(
+                    &lit,
+                    "the tool name is empty; leave `name` out to use the fn's name",
+                );
+            } else if !valid_tool_name(&value) {
                 cx.error_spanned_by(
                     &lit,
                     format!("`{value}` is not a valid tool name: MCP tool names are 1 to 128 characters of A-Z, a-z, 0-9, `_`, `-` and `.`"),

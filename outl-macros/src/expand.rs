@@ -101,32 +101,42 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
         )
     };
 
+    // The field lists are read once, as inherent consts of the tool's struct, so that a type
+    // without `ToolFields` is reported once, at the type, and not by every check using it.
+    let args_fields = quote!(#fn_ident::ARGS_FIELDS);
+    let output_fields = quote!(#fn_ident::OUTPUT_FIELDS);
+    let mut field_lists = vec![quote_spanned! {args.span_tokens()=>
+        const ARGS_FIELDS: &'static [#rt::Field] = <#args as #rt::ToolFields>::FIELDS;
+    }];
     let mut checks = vec![const_check(
         args.span_tokens(),
-        quote!(#rt::checks::documented_args::<#args>(#name, #args_text)),
+        quote!(#rt::checks::documented_args(#name, #args_text, #args_fields)),
     )];
     if let PayloadDecl::Markdown { kind, field } = &decl.payload {
+        field_lists.push(quote_spanned! {output.span_tokens()=>
+            const OUTPUT_FIELDS: &'static [#rt::Field] = <#output as #rt::ToolFields>::FIELDS;
+        });
         let field_text = field.to_string();
         checks.push(const_check(
             field.span(),
-            quote!(#rt::checks::markdown_field::<#output>(#name, #output_text, #field_text)),
+            quote!(#rt::checks::markdown_field(#name, #output_text, #output_fields, #field_text)),
         ));
         let dropped = decl.drops.iter().map(|d| d.field.to_string());
         checks.push(const_check(
             kind.span(),
-            quote!(#rt::checks::undropped_fields::<#output>(#name, #output_text, #field_text, &[#(#dropped),*])),
+            quote!(#rt::checks::undropped_fields(#name, #output_text, #output_fields, #field_text, &[#(#dropped),*])),
         ));
     }
     for drop in &decl.drops {
         let field = drop.field.to_string();
         checks.push(const_check(
             drop.field.span(),
-            quote!(#rt::checks::dropped_field::<#output>(#name, #output_text, #field)),
+            quote!(#rt::checks::dropped_field(#name, #output_text, #output_fields, #field)),
         ));
         if let WhySyntax::Arg(arg) = &drop.why {
             checks.push(const_check(
                 arg.span(),
-                quote!(#rt::checks::arg_field::<#args>(#name, #args_text, #field)),
+                quote!(#rt::checks::arg_field(#name, #args_text, #args_fields, #field)),
             ));
         }
     }
@@ -142,13 +152,16 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
     let (head, tail) = (contract::render_head(decl), contract::render_tail(decl));
     checks.push(const_check(
         fn_ident.span(),
-        quote!(#rt::checks::contract::<#args>(&#rt::checks::Contract {
-            tool: #name,
-            disagreements: &[#(#disagreements),*],
-            params: #params,
-            head: #head,
-            tail: #tail,
-        })),
+        quote!(#rt::checks::contract(
+            &#rt::checks::Contract {
+                tool: #name,
+                disagreements: &[#(#disagreements),*],
+                params: #params,
+                head: #head,
+                tail: #tail,
+            },
+            #args_fields,
+        )),
     ));
     let track_contract = track_file(&contract.path);
     let doc = format!("The MCP tool `{name}`, whose handler is the fn of the same name.");
@@ -159,6 +172,10 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
         #[doc = #doc]
         #[allow(non_camel_case_types)]
         #vis struct #fn_ident {}
+
+        impl #fn_ident {
+            #(#field_lists)*
+        }
 
         impl #rt::Tool for #fn_ident {
             const SPEC: #rt::ToolSpec = #rt::ToolSpec {

@@ -201,3 +201,178 @@ fn a_handler_error_is_the_reply_error() {
         .expect("known tool");
     assert_eq!(reply.map_err(|e| e.code), Err(ErrorCode::PageNotFound));
 }
+
+#[test]
+fn input_schemas_are_small_closed_and_described() {
+    for tool in TOOLS.tools() {
+        let schema = tool.input_schema();
+        assert_eq!(schema["type"], "object", "{}", tool.name());
+        assert_eq!(schema["additionalProperties"], false, "{}", tool.name());
+        assert!(
+            !schema.contains_key("$schema"),
+            "{}: MCP defaults to 2020-12",
+            tool.name()
+        );
+        assert!(
+            !schema.contains_key("title"),
+            "{}: the Rust type name tells the model nothing",
+            tool.name()
+        );
+        assert!(
+            !schema.contains_key("$defs"),
+            "{}: subschemas are inlined",
+            tool.name()
+        );
+        for (name, property) in schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            let description = property["description"].as_str().unwrap_or_default();
+            assert!(
+                !description.is_empty(),
+                "{}: property {name} has no description",
+                tool.name()
+            );
+        }
+    }
+    let delete = TOOLS.get("page.delete").expect("registered").input_schema();
+    assert_eq!(delete["required"], json!(["slug", "mode"]));
+    assert_eq!(
+        delete["properties"]["mode"]["description"],
+        "Where the page goes."
+    );
+    let no_args = TOOLS.get("daily_today").expect("registered").input_schema();
+    assert_eq!(
+        Value::Object(no_args.clone()),
+        json!({ "type": "object", "additionalProperties": false })
+    );
+}
+
+fn problems(tool: &str, args: Value) -> Vec<(String, String)> {
+    let (_dir, ws) = ws();
+    let error = TOOLS
+        .call(&ws, tool, args)
+        .expect("known tool")
+        .expect_err("invalid arguments");
+    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    let data = error.data.expect("the problems are in error.data");
+    data["problems"]
+        .as_array()
+        .expect("a list of problems")
+        .iter()
+        .map(|p| {
+            (
+                p["pointer"].as_str().unwrap_or_default().to_owned(),
+                p["message"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn decoding_lists_every_problem_with_its_pointer() {
+    let found = problems(
+        "page_render",
+        json!({ "slug": 3, "depth": -1, "extra": true, "more": null }),
+    );
+    let pointers: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        pointers,
+        ["/slug", "/depth", "/extra", "/more"],
+        "{found:?}"
+    );
+    assert_eq!(found[0].1, "expected string, got number");
+    assert_eq!(found[1].1, "expected a number >= 0");
+    assert_eq!(
+        found[2].1,
+        "unknown property; the properties are slug, depth"
+    );
+
+    let found = problems("page.delete", json!({ "mode": "nuke", "tags": ["a", 1] }));
+    assert_eq!(
+        found,
+        [
+            ("/slug".to_owned(), "missing required property".to_owned()),
+            (
+                "/mode".to_owned(),
+                r#"expected one of "trash", "purge""#.to_owned()
+            ),
+            (
+                "/tags/1".to_owned(),
+                "expected string, got number".to_owned()
+            ),
+        ]
+    );
+
+    assert_eq!(
+        problems("page_render", json!(["Home"])),
+        [(String::new(), "expected object, got array".to_owned())]
+    );
+    assert_eq!(
+        problems("daily_today", json!({ "date": "2026-05-01" })),
+        [(
+            "/date".to_owned(),
+            "unknown property: this tool takes no arguments".to_owned()
+        )]
+    );
+}
+
+#[test]
+fn absent_arguments_are_an_empty_object() {
+    let (_dir, ws) = ws();
+    assert!(
+        TOOLS
+            .call(&ws, "daily_today", Value::Null)
+            .expect("known tool")
+            .is_ok()
+    );
+    assert!(
+        TOOLS
+            .call(&ws, "daily_today", json!({}))
+            .expect("known tool")
+            .is_ok()
+    );
+    assert_eq!(
+        problems("page_render", Value::Null),
+        [("/slug".to_owned(), "missing required property".to_owned())]
+    );
+}
+
+#[test]
+fn the_error_message_summarizes_the_problems() {
+    let (_dir, ws) = ws();
+    let error = TOOLS
+        .call(&ws, "page_render", json!({ "depth": "two" }))
+        .expect("known tool")
+        .expect_err("invalid");
+    assert_eq!(
+        error.message,
+        "/slug: missing required property; /depth: expected integer or null, got string"
+    );
+}
+
+#[cfg(debug_assertions)]
+#[test]
+fn a_handler_that_changes_an_arg_it_drops_panics_in_debug_builds() {
+    let (_dir, ws) = ws();
+    // As sent, the drop holds.
+    assert!(
+        TOOLS
+            .call(&ws, "page_render_canonical", json!({ "slug": "home" }))
+            .expect("known tool")
+            .is_ok()
+    );
+    let panic = std::panic::catch_unwind(|| {
+        TOOLS.call(&ws, "page_render_canonical", json!({ "slug": "Home" }))
+    })
+    .expect_err("the returned slug differs from the one sent");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        message.contains(r#"the caller sent "Home" and the handler returned "home""#),
+        "{message}"
+    );
+    assert!(message.contains("canonicalized `slug`"), "{message}");
+    assert!(message.contains("Justify the drop in words"), "{message}");
+}

@@ -188,9 +188,10 @@ pub struct NoArgs {}
 
 /// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root and
 /// `additionalProperties: false`, subschemas inlined (only a recursive type keeps `$defs`).
-/// The root's `$schema` and `title` are left out: MCP defaults to 2020-12, and the title is
-/// the Rust type name, which tells the model nothing; together they cost about 80 bytes per
-/// tool in every `tools/list`.
+/// The root's `$schema`, `title` and `description` are left out: MCP's default dialect is
+/// 2020-12, the title is the Rust type name, and the type's doc comment is written for Rust
+/// readers while the tool's description already speaks to the model; `$schema` and `title`
+/// alone cost about 75 bytes per tool in every `tools/list`.
 pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
@@ -202,6 +203,7 @@ pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
         _ => Map::new(),
     };
     map.remove("title");
+    map.remove("description");
     map.insert("type".into(), Value::from("object"));
     map.insert("additionalProperties".into(), Value::Bool(false));
     map

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Field, ToolFields};
+use super::Field;
 
 /// A compile-time message: `const fn`s cannot allocate, so text is appended into a fixed
 /// buffer (cut at a character boundary if it ever overflows).
@@ -71,10 +71,13 @@ impl Msg {
         }
     }
 
-    const fn push_field_names(&mut self, fields: &[Field]) {
+    /// ` (fields: `a`, `b`)`, or ` (it has no fields)`.
+    const fn push_fields_note(&mut self, fields: &[Field]) {
         if fields.is_empty() {
-            self.push("none");
+            self.push(" (it has no fields)");
+            return;
         }
+        self.push(" (fields: ");
         let mut i = 0;
         while i < fields.len() {
             if i > 0 {
@@ -85,6 +88,7 @@ impl Msg {
             self.push("`");
             i += 1;
         }
+        self.push(")");
     }
 
     /// A TOML key: bare when it can be, quoted otherwise.
@@ -209,9 +213,9 @@ const fn contains(names: &[&str], name: &str) -> bool {
 }
 
 /// `payload = markdown(FIELD)`: FIELD is a `String` field of the return type.
-pub const fn markdown_field<R: ToolFields>(tool: &str, ret: &str, name: &str) -> Msg {
+pub const fn markdown_field(tool: &str, ret: &str, fields: &[Field], name: &str) -> Msg {
     let mut msg = Msg::new();
-    match field(R::FIELDS, name) {
+    match field(fields, name) {
         Some(f) if f.is_string => {}
         Some(f) => {
             msg.push("`");
@@ -233,8 +237,8 @@ pub const fn markdown_field<R: ToolFields>(tool: &str, ret: &str, name: &str) ->
             msg.push(name);
             msg.push(") names no field of the return type `");
             msg.push(ret);
-            msg.push("`, whose fields are ");
-            msg.push_field_names(R::FIELDS);
+            msg.push("`");
+            msg.push_fields_note(fields);
             msg.push(".\nName the `String` field that holds the markdown, or use payload = json.");
         }
     }
@@ -242,17 +246,18 @@ pub const fn markdown_field<R: ToolFields>(tool: &str, ret: &str, name: &str) ->
 }
 
 /// `payload = markdown(..)`: every other field of the return type is in `drops(..)`.
-pub const fn undropped_fields<R: ToolFields>(
+pub const fn undropped_fields(
     tool: &str,
     ret: &str,
+    fields: &[Field],
     markdown: &str,
     drops: &[&str],
 ) -> Msg {
     let mut missing: [&str; 64] = [""; 64];
     let mut count = 0;
     let mut i = 0;
-    while i < R::FIELDS.len() {
-        let name = R::FIELDS[i].name;
+    while i < fields.len() {
+        let name = fields[i].name;
         if !str_eq(name, markdown) && !contains(drops, name) && count < missing.len() {
             missing[count] = name;
             count += 1;
@@ -285,26 +290,26 @@ pub const fn undropped_fields<R: ToolFields>(
 }
 
 /// `drops(FIELD = ..)`: the return type has FIELD.
-pub const fn dropped_field<R: ToolFields>(tool: &str, ret: &str, name: &str) -> Msg {
+pub const fn dropped_field(tool: &str, ret: &str, fields: &[Field], name: &str) -> Msg {
     let mut msg = Msg::new();
-    if field(R::FIELDS, name).is_none() {
+    if field(fields, name).is_none() {
         msg.push("`");
         msg.push(tool);
         msg.push("` drops `");
         msg.push(name);
         msg.push("`, but the return type `");
         msg.push(ret);
-        msg.push("` has no such field (its fields: ");
-        msg.push_field_names(R::FIELDS);
-        msg.push(").\nRemove it from drops(...), or fix the name (it is the name on the wire, after serde renames).");
+        msg.push("` has no such field");
+        msg.push_fields_note(fields);
+        msg.push(".\nRemove it from drops(...), or fix the name (it is the name on the wire, after serde renames).");
     }
     msg
 }
 
 /// `drops(FIELD = arg)`: the argument type has FIELD.
-pub const fn arg_field<A: ToolFields>(tool: &str, args: &str, name: &str) -> Msg {
+pub const fn arg_field(tool: &str, args: &str, fields: &[Field], name: &str) -> Msg {
     let mut msg = Msg::new();
-    if field(A::FIELDS, name).is_none() {
+    if field(fields, name).is_none() {
         msg.push("`");
         msg.push(tool);
         msg.push("`: drops(");
@@ -315,9 +320,9 @@ pub const fn arg_field<A: ToolFields>(tool: &str, args: &str, name: &str) -> Msg
         msg.push(args);
         msg.push("` has no field `");
         msg.push(name);
-        msg.push("` (its fields: ");
-        msg.push_field_names(A::FIELDS);
-        msg.push(").\nIf the caller gets it somewhere else, say where: drops(");
+        msg.push("`");
+        msg.push_fields_note(fields);
+        msg.push(".\nIf the caller gets it somewhere else, say where: drops(");
         msg.push(name);
         msg.push(" = \"...\"); if nowhere, keep it with payload = json.");
     }
@@ -325,11 +330,11 @@ pub const fn arg_field<A: ToolFields>(tool: &str, args: &str, name: &str) -> Msg
 }
 
 /// Every argument field has a description for `inputSchema`.
-pub const fn documented_args<A: ToolFields>(tool: &str, args: &str) -> Msg {
+pub const fn documented_args(tool: &str, args: &str, fields: &[Field]) -> Msg {
     let mut msg = Msg::new();
     let mut i = 0;
-    while i < A::FIELDS.len() {
-        if !A::FIELDS[i].documented {
+    while i < fields.len() {
+        if !fields[i].documented {
             if msg.is_empty() {
                 msg.push("`");
                 msg.push(tool);
@@ -339,7 +344,7 @@ pub const fn documented_args<A: ToolFields>(tool: &str, args: &str) -> Msg {
             } else {
                 msg.push("`, `");
             }
-            msg.push(A::FIELDS[i].name);
+            msg.push(fields[i].name);
         }
         i += 1;
     }
@@ -362,7 +367,7 @@ pub struct Contract<'a> {
     pub tail: &'a str,
 }
 
-pub const fn contract<A: ToolFields>(c: &Contract<'_>) -> Msg {
+pub const fn contract(c: &Contract<'_>, fields: &[Field]) -> Msg {
     let mut msg = Msg::new();
     let mut i = 0;
     while i < c.disagreements.len() {
@@ -372,8 +377,8 @@ pub const fn contract<A: ToolFields>(c: &Contract<'_>) -> Msg {
     }
     if let Some(params) = c.params {
         let mut i = 0;
-        while i < A::FIELDS.len() {
-            let f = &A::FIELDS[i];
+        while i < fields.len() {
+            let f = &fields[i];
             let mut found = None;
             let mut j = 0;
             while j < params.len() {
@@ -403,7 +408,7 @@ pub const fn contract<A: ToolFields>(c: &Contract<'_>) -> Msg {
         }
         let mut j = 0;
         while j < params.len() {
-            if field(A::FIELDS, params[j].0).is_none() {
+            if field(fields, params[j].0).is_none() {
                 msg.push("\n  - params.");
                 msg.push(params[j].0);
                 msg.push(": tools.toml lists it, the argument type has no such field");
@@ -426,11 +431,11 @@ pub const fn contract<A: ToolFields>(c: &Contract<'_>) -> Msg {
     }
     out.push(c.head);
     let mut i = 0;
-    while i < A::FIELDS.len() {
+    while i < fields.len() {
         out.push("params.");
-        out.push_toml_key(A::FIELDS[i].name);
+        out.push_toml_key(fields[i].name);
         out.push(" = ");
-        out.push_toml_string(A::FIELDS[i].ty);
+        out.push_toml_string(fields[i].ty);
         out.push("\n");
         i += 1;
     }

@@ -1,0 +1,33 @@
+use outl_macros::{ToolFields, tool};
+use outl_server::Error;
+use outl_server::workspace::Workspace;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+#[derive(Deserialize, JsonSchema, ToolFields)]
+struct PageRef {
+    /// The page's slug.
+    slug: String,
+    /// How many levels of blocks to include.
+    depth: Option<u32>,
+}
+
+#[derive(Serialize, ToolFields)]
+struct PageMarkdown {
+    slug: String,
+    title: String,
+    md: String,
+}
+
+/// Render a page as markdown.
+#[tool(
+    title = "Render page",
+    read_only,
+    payload = markdown(md),
+    drops(slug = arg, title = "the page's title:: property, in outl_page_get")
+)]
+fn contract_disagrees(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+    Ok(PageMarkdown { slug: args.slug, title: String::new(), md: String::new() })
+}
+
+fn main() {}

@@ -1,0 +1,26 @@
+use outl_macros::{ToolFields, tool};
+use outl_server::Error;
+use outl_server::mcp::registry::NoArgs;
+use outl_server::workspace::Workspace;
+use serde::Serialize;
+
+#[derive(Serialize, ToolFields)]
+struct Export {
+    slug: String,
+    generated_at: String,
+    md: String,
+}
+
+/// Export the workspace as markdown.
+#[tool(title = "Export", read_only, payload = markdown(md), drops(slug = "", generated_at = "   "))]
+fn empty_justification(_ws: &Workspace, _args: NoArgs) -> Result<Export, Error> {
+    Ok(Export { slug: String::new(), generated_at: String::new(), md: String::new() })
+}
+
+/// Export the workspace as markdown.
+#[tool(title = "Export", read_only, payload = markdown(md), drops(slug, generated_at = 3))]
+fn missing_justification(_ws: &Workspace, _args: NoArgs) -> Result<Export, Error> {
+    Ok(Export { slug: String::new(), generated_at: String::new(), md: String::new() })
+}
+
+fn main() {}

@@ -1,0 +1,24 @@
+use outl_macros::{ToolFields, tool};
+use outl_server::Error;
+use outl_server::mcp::registry::NoArgs;
+use outl_server::workspace::Workspace;
+use serde::Serialize;
+
+#[derive(Serialize, ToolFields)]
+struct Summary {
+    lines: Vec<String>,
+}
+
+/// Summarize the workspace.
+#[tool(title = "Summary", read_only, payload = markdown(lines))]
+fn markdown_field_not_string(_ws: &Workspace, _args: NoArgs) -> Result<Summary, Error> {
+    Ok(Summary { lines: Vec::new() })
+}
+
+/// Summarize the workspace.
+#[tool(title = "Summary", read_only, payload = markdown(md), drops(lines = "nowhere"))]
+fn markdown_field_missing(_ws: &Workspace, _args: NoArgs) -> Result<Summary, Error> {
+    Ok(Summary { lines: Vec::new() })
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+use outl_macros::tool;
+use outl_server::Error;
+use outl_server::mcp::registry::NoArgs;
+use outl_server::workspace::Workspace;
+
+/// Report the workspace.
+#[tool(read_only, payload = json)]
+fn missing_title(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
+    Ok(String::new())
+}
+
+/// Report the workspace.
+#[tool(title = " ", read_only, payload = json)]
+fn empty_title(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
+    Ok(String::new())
+}
+
+fn main() {}

@@ -1,0 +1,84 @@
+//! Every form `#[tool]`, `registry!` and `ToolFields` accept, checked at run time too.
+
+use outl_macros::{ToolFields, registry, tool};
+use outl_server::Error;
+use outl_server::mcp::registry::{Justification, NoArgs, Payload, Tool};
+use outl_server::workspace::Workspace;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+mod pages {
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema, ToolFields)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    pub struct RenderArgs {
+        /// The page to render.
+        pub page_slug: String,
+        #[schemars(description = "How many levels of blocks to render.")]
+        pub max_depth: Option<u32>,
+        /// Whether to resolve ((block refs)).
+        #[serde(rename = "refs", default)]
+        pub resolve_refs: bool,
+        #[serde(skip)]
+        pub cache_hint: (),
+    }
+
+    #[derive(Serialize, ToolFields)]
+    #[serde(rename_all = "camelCase")]
+    pub struct Rendered {
+        pub page_slug: String,
+        pub rendered_at: String,
+        pub md: std::string::String,
+    }
+
+    /// Render a page as markdown,
+    /// block refs resolved.
+    ///
+    /// The slug comes back as sent.
+    #[tool(
+        title = "Render page",
+        name = "pages.render-v2",
+        read_only,
+        idempotent,
+        payload = markdown(md),
+        drops(pageSlug = arg, renderedAt = "the time of the call, which the caller knows"),
+    )]
+    pub fn render(_ws: &Workspace, args: RenderArgs) -> std::result::Result<Rendered, Error> {
+        Ok(Rendered { page_slug: args.page_slug, rendered_at: String::new(), md: String::new() })
+    }
+}
+
+/// Delete the workspace's caches; the io::Error converts into the tool's error.
+#[tool(title = "Clear caches", destructive, payload = json)]
+pub fn r#clear_caches(_ws: &Workspace, _args: NoArgs) -> Result<Vec<u32>, std::io::Error> {
+    Ok(Vec::new())
+}
+
+/// Report the workspace.
+#[tool(title = "Info", idempotent, payload = json)]
+fn info(_ws: &Workspace, NoArgs {}: NoArgs) -> Result<serde_json::Value, Error> {
+    Ok(serde_json::json!({}))
+}
+
+registry! {
+    /// Every tool of this example.
+    pub static TOOLS = [pages::render, clear_caches, info,];
+}
+
+fn main() {
+    let names: Vec<&str> = TOOLS.tools().iter().map(|t| t.name()).collect();
+    assert_eq!(names, ["pages.render-v2", "clear_caches", "info"]);
+
+    let render = <pages::render as Tool>::SPEC;
+    assert_eq!(render.description, "Render a page as markdown, block refs resolved.\n\nThe slug comes back as sent.");
+    assert_eq!(render.payload, Payload::Markdown { field: "md" });
+    assert_eq!(render.drops[0].why, Justification::Arg);
+    assert_eq!(render.drops[1].why, Justification::Elsewhere("the time of the call, which the caller knows"));
+    assert!(render.annotations.read_only && render.annotations.idempotent && !render.annotations.destructive);
+
+    let schema = <pages::render as Tool>::input_schema();
+    let properties = schema["properties"].as_object().expect("properties");
+    assert_eq!(properties.keys().collect::<Vec<_>>(), ["pageSlug", "maxDepth", "refs"]);
+    assert_eq!(properties["maxDepth"]["description"], "How many levels of blocks to render.");
+}

@@ -1,0 +1,21 @@
+use outl_macros::{ToolFields, tool};
+use outl_server::Error;
+use outl_server::workspace::Workspace;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+#[derive(Deserialize, JsonSchema, ToolFields)]
+struct SearchArgs {
+    /// What to look for.
+    query: String,
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+/// Search the workspace.
+#[tool(title = "Search", read_only, payload = json)]
+fn undocumented_arg(_ws: &Workspace, args: SearchArgs) -> Result<Vec<String>, Error> {
+    Ok(vec![args.query])
+}
+
+fn main() {}
