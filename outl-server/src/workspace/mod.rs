@@ -1,35 +1,166 @@
-//! A workspace folder on disk: pages and journals, sidecar ids, the op log, the lock and the index.
+//! A workspace folder on disk: pages and journals, sidecar ids, the op log, the lock and the
+//! index.
+//!
+//! # On disk
+//!
+//! ```text
+//! pages/<name>.md              one page; the namespace a/b is the file a___b.md
+//! journals/YYYY_MM_DD.md       one journal page per day
+//! .outl/lock                   the write lock (an exclusive file lock, held during each write)
+//! .outl/oplog                  the op log, one line per write (see below)
+//! .outl/ids/<page file>.ids    sidecar of each page: its block ids, content hash and markdown
+//! ```
+//!
+//! A Logseq graph opens as it is. Files under `pages/` and `journals/` (sub-folders included)
+//! ending in `.md` are pages; hidden files are ignored, symlinks leading outside the
+//! workspace are skipped and reported ([`Graph::skipped`]).
+//!
+//! # Names and slugs
+//!
+//! - A page's **name** is its `title::` page property when it has one, else it comes from the
+//!   file name by Logseq's `:triple-lowbar` format: `___` stands for the namespace separator
+//!   `/`, and `%XX` sequences are percent-decoded (so the legacy `%2F` separator reads too).
+//!   In a graph still on Logseq's legacy format (`logseq/config.edn` without
+//!   `:file/name-format :triple-lowbar`) a `.` in a file name also separates namespaces.
+//! - A journal's name and slug are its ISO date, `2026-11-30`, from `journals/2026_11_30.md`.
+//! - The **slug** is the name with surrounding whitespace trimmed and lowercased (Unicode
+//!   lowercase); namespaces keep their `/`. Page names are case-insensitive: `resolve` finds a
+//!   page by its name in any case or by its slug.
+//! - A new page's file name is its name, case kept, with `/` written `___`, and percent-encoded:
+//!   `: * ? " < > | # \`, control characters, a `%` that would read as an escape, underscores
+//!   that would read as `___`, a leading or trailing `.` (and every `.` in a legacy graph), and
+//!   the last letter of a Windows device name (`con`, `nul`, …). The file name therefore always
+//!   decodes back to exactly the name, and is always a single file inside `pages/`: whatever a
+//!   name contains (`..`, `/etc/passwd`) it cannot address anything else. Names with NUL or
+//!   other control characters are refused with `PATH_OUTSIDE_WORKSPACE`.
+//! - Two files that give one slug: the first, in path order, whose file name is the one its
+//!   name would be written to (no `title::` elsewhere) wins, else the first in path order; the
+//!   others are listed in [`Graph::shadowed`].
+//!
+//! # Block ids
+//!
+//! Ids are short base32 strings (6 characters, longer once the workspace holds tens of
+//! millions), unique in the workspace, kept in the sidecar and never written into markdown. A
+//! block with an `id::` property has that id. When a page's blocks are replaced wholesale (a
+//! page update, a reconcile) ids carry over by [`carry_ids`]: equal text first, then position.
+//!
+//! # Writes
+//!
+//! Every write runs the same protocol, under an in-process mutex and the exclusive lock on
+//! `.outl/lock` so that two outl processes serialize:
+//!
+//! 1. **Catch up**: read the op log from the offset this process last read, and apply the
+//!    after-state of every op another process appended (from the log itself, not the files).
+//!    If the newest op in the log has not been verified against the disk, settle it (step 6).
+//! 2. **Check** each touched page on disk: stat, and hash if size or mtime moved. A file
+//!    whose hash differs from what outl last wrote was edited outside outl: the page is
+//!    frozen and the write refused with `PAGE_MARKDOWN_AHEAD_OF_LOG`. A vanished file is
+//!    `PAGE_NOT_FOUND`.
+//! 3. **Build** the new pages (the caller's change), render them, re-parse the rendered
+//!    markdown so memory matches the disk exactly, and give every block a workspace-unique id.
+//! 4. **Log**: append one line with the kind of op, and for each touched page its slug, file
+//!    and content hash before and after plus the full markdown and ids before and after; fsync.
+//!    This is the commit point: from here the op is durable and will reach the pages.
+//! 5. **Apply**: for each page, write the markdown to a temp file in the same folder, fsync,
+//!    rename over the page, fsync the folder; then the sidecar the same way. Deletions and the
+//!    old file of a rename are unlinked and the folder fsynced.
+//! 6. **Settle** (after a crash): for each page of an op, a file that still has its
+//!    before-hash (or is missing where the op created it) is rolled forward to the after-state
+//!    from the log; a file with its after-hash but a stale sidecar gets its sidecar rewritten;
+//!    a file with neither hash was edited outside outl and is left for freeze detection.
+//!
+//! Only the newest op can be unsettled: every later writer settles it in step 1 before
+//! writing. A crash during step 4 leaves a torn last line, which is cut off at the next lock
+//! (that write was never acknowledged). Undo and redo are ops too: undo re-applies an op's
+//! before-state after checking that each page still has the op's after-hash (else
+//! `CONFLICT`, naming the page), redo the reverse; a new edit clears the redo stack. Reconcile
+//! and the creation of an empty journal day are logged but not undoable.
+//!
+//! # Open
+//!
+//! Opening a missing folder creates an empty workspace. Opening a file, or a folder that
+//! cannot be read or written, fails with `WORKSPACE_UNAVAILABLE`. Under the lock, open
+//! removes leftover temp files, cuts a torn log tail, settles the newest op, then reads every
+//! page file (on two threads): a file whose hash matches its sidecar gets the sidecar's ids;
+//! a file without a sidecar is new (ids derived from its path, position and text, sidecar
+//! written); a file whose hash differs from its sidecar was edited outside outl and is frozen,
+//! its ids carried over from the sidecar's copy of the markdown. Finally the index is built.
+//!
+//! After open, files created, edited or deleted outside outl are noticed by [`Workspace::refresh`]
+//! (a stat of every page file) and, for the pages a write touches, before every write. A
+//! new file is simply a new page; a deleted file's page disappears (its sidecar is kept, so its
+//! ids come back if the file does).
 
+mod disk;
+mod format;
+mod frozen;
+mod graph;
+mod ids;
+mod index;
+mod load;
 mod model;
 mod names;
+mod oplog;
+mod sidecar;
+mod write;
 
+#[cfg(test)]
+mod tests;
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::{Duration, Instant};
 
-use std::collections::BTreeMap;
-
+pub use crate::outline::TaskMarker;
+pub use frozen::Frozen;
+use graph::Minting;
+pub use graph::{BlockAt, Graph, Shadowed};
+pub use ids::carry_ids;
+pub use index::{Holder, Index, SearchHit};
+pub use load::Skipped;
 pub use model::{Block, Page, PageKind};
 pub use names::{NameFormat, slug};
+pub use oplog::{Op, PageChange, PageVersion};
+pub use write::LogPage;
+
+use disk::Durability;
+use ids::IdMinter;
+use load::{Loaded, Origin};
+use oplog::OpLog;
+use sidecar::Sidecar;
 
 use crate::{Error, ErrorCode};
 
 /// Where outl keeps its own state inside the workspace.
 pub const STATE_DIR: &str = ".outl";
+const LOCK_FILE: &str = "lock";
+
+/// Content hash of a page file: the first 16 hex digits of its BLAKE3 hash.
+pub fn content_hash(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex()[..16].to_string()
+}
 
 /// An open workspace. `Send + Sync`: share it as `Arc<Workspace>`.
 pub struct Workspace {
     root: PathBuf,
     format: NameFormat,
     graph: RwLock<Graph>,
+    writer: Mutex<Writer>,
+    minter: Mutex<IdMinter>,
 }
 
-/// Everything a read needs, consistent at one instant.
-#[derive(Debug, Default)]
-pub struct Graph {
-    pages: BTreeMap<String, Page>,
+/// What only writers touch, behind the writer mutex.
+struct Writer {
+    log: OpLog,
+    lock: File,
+    /// The newest op known to match the disk.
+    settled: u64,
+    last_refresh: Instant,
 }
 
-/// A consistent read view; hold it only while reading (writes wait for it).
+/// A consistent read view. Hold it only while reading: writes wait for it.
 pub struct Snapshot<'a>(RwLockReadGuard<'a, Graph>);
 
 impl std::ops::Deref for Snapshot<'_> {
@@ -39,60 +170,46 @@ impl std::ops::Deref for Snapshot<'_> {
     }
 }
 
-impl Graph {
-    /// The page with this slug.
-    pub fn page(&self, slug: &str) -> Option<&Page> {
-        self.pages.get(slug)
-    }
-
-    /// The page named (case-insensitively) or slugged `name_or_slug`.
-    pub fn resolve(&self, name_or_slug: &str) -> Option<&Page> {
-        self.pages.get(&slug(name_or_slug))
-    }
-
-    /// Every page, by slug.
-    pub fn pages(&self) -> impl Iterator<Item = &Page> {
-        self.pages.values()
-    }
-
-    pub fn page_count(&self) -> usize {
-        self.pages.len()
-    }
-}
-
 impl Workspace {
     /// Opens the workspace at `root`, creating an empty one (with `pages/` and `journals/`) if
-    /// the folder does not exist.
+    /// the folder does not exist. See the module docs for what opening does.
     pub fn open(root: &Path) -> Result<Workspace, Error> {
-        let unavailable = |why: String| {
-            Error::new(ErrorCode::WorkspaceUnavailable, why)
-                .with_data(serde_json::json!({ "root": root.display().to_string() }))
+        let root = prepare_root(root)?;
+        for dir in [names::PAGES_DIR, names::JOURNALS_DIR] {
+            disk::remove_stale_temps(&root.join(dir));
+        }
+        let state = root.join(STATE_DIR);
+        disk::remove_stale_temps(&state);
+        let lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(state.join(LOCK_FILE))
+            .map_err(|e| unavailable(&root, format!("cannot create the lock file: {e}")))?;
+        let log = OpLog::open(&state)
+            .map_err(|e| unavailable(&root, format!("cannot open the op log: {e}")))?;
+        let workspace = Workspace {
+            format: NameFormat::detect(&root),
+            root,
+            graph: RwLock::new(Graph::default()),
+            writer: Mutex::new(Writer {
+                log,
+                lock,
+                settled: 0,
+                last_refresh: Instant::now(),
+            }),
+            minter: Mutex::new(IdMinter::new()),
         };
-        match std::fs::metadata(root) {
-            Ok(meta) if !meta.is_dir() => {
-                return Err(unavailable(format!("{} is a file, not a folder", root.display())));
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                std::fs::create_dir_all(root).map_err(|e| {
-                    unavailable(format!("cannot create {}: {e}", root.display()))
-                })?;
-            }
-            Err(e) => return Err(unavailable(format!("cannot open {}: {e}", root.display()))),
-        }
-        let root = root
-            .canonicalize()
-            .map_err(|e| unavailable(format!("cannot open {}: {e}", root.display())))?;
-        std::fs::read_dir(&root)
-            .map_err(|e| unavailable(format!("cannot read {}: {e}", root.display())))?;
-        for dir in [names::PAGES_DIR, names::JOURNALS_DIR, STATE_DIR] {
-            let path = root.join(dir);
-            if let Err(e) = std::fs::create_dir_all(&path) {
-                return Err(unavailable(format!("cannot create {}: {e}", path.display())));
-            }
-        }
-        let format = NameFormat::detect(&root);
-        Ok(Workspace { root, format, graph: RwLock::new(Graph::default()) })
+        workspace.with_lock_only(|w| {
+            // Headers only: the pages are read from disk once the newest op is settled.
+            w.log.read_new(false, true)?;
+            workspace.settle_newest(w)?;
+            let graph = workspace.load_all()?;
+            *workspace.graph_mut() = graph;
+            Ok(())
+        })?;
+        Ok(workspace)
     }
 
     /// The workspace folder, canonical.
@@ -105,8 +222,417 @@ impl Workspace {
         self.format
     }
 
-    /// A consistent view for reading.
+    /// A consistent view for reading. Picks up the writes of other outl processes first
+    /// (one `stat` of the op log when there are none).
     pub fn snapshot(&self) -> Snapshot<'_> {
-        Snapshot(self.graph.read().unwrap_or_else(|poisoned| poisoned.into_inner()))
+        if let Ok(mut w) = self.writer.try_lock()
+            && w.log.has_news().unwrap_or(false)
+        {
+            // Without the lock: a writer may be appending, so only complete ops are read.
+            if let Err(e) = self.catch_up(&mut w, false) {
+                tracing::warn!("cannot read the op log: {e}");
+            }
+        }
+        Snapshot(
+            self.graph
+                .read()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
     }
+
+    /// Notices page files created, edited or deleted outside outl since the last look: a
+    /// `stat` of every page file, a hash of those whose size or mtime moved.
+    pub fn refresh(&self) -> Result<(), Error> {
+        self.with_lock(|w| {
+            w.last_refresh = Instant::now();
+            self.rescan()
+        })
+    }
+
+    /// [`refresh`](Self::refresh), unless one ran within `max_age`.
+    pub fn refresh_if_older(&self, max_age: Duration) -> Result<(), Error> {
+        let due = self.lock_writer().last_refresh.elapsed() >= max_age;
+        if due { self.refresh() } else { Ok(()) }
+    }
+
+    /// Checks a path relative to the workspace (for reading or writing a file a caller
+    /// names) and returns it joined to the root; `PATH_OUTSIDE_WORKSPACE` for `..`, absolute
+    /// paths, NUL or control characters, or a symlink out of the workspace.
+    pub fn resolve_path(&self, relative: &str) -> Result<PathBuf, Error> {
+        names::resolve_inside(&self.root, relative)
+    }
+
+    /// Blocks parsed from `md` (a markdown outline), each with a fresh id, ready to insert.
+    pub fn parse_blocks(&self, md: &str) -> Vec<Block> {
+        let (_, mut blocks) = format::parse(md);
+        let graph = self
+            .graph
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut minter = self
+            .minter
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut fresh = HashSet::new();
+        let count = graph.block_count();
+        give_fresh_ids(&mut blocks, &mut |block| {
+            if ids::user_id(block).is_none() {
+                block.id = minter.fresh(count, |id| graph.id_taken(id) || fresh.contains(id));
+                fresh.insert(block.id.clone());
+            } else if let Some(user) = ids::user_id(block) {
+                block.id = user.to_string();
+            }
+        });
+        blocks
+    }
+
+    /// The markdown outl would write for these blocks (ids are never written).
+    pub fn render_blocks(&self, blocks: &[Block]) -> String {
+        format::render(&Default::default(), blocks)
+    }
+
+    /// The markdown outl would write for this page.
+    pub fn render_page(&self, page: &Page) -> String {
+        format::render(&page.properties, &page.blocks)
+    }
+
+    fn lock_writer(&self) -> MutexGuard<'_, Writer> {
+        self.writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn graph_mut(&self) -> RwLockWriteGuard<'_, Graph> {
+        self.graph
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn graph(&self) -> RwLockReadGuard<'_, Graph> {
+        self.graph
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Runs `f` holding the writer mutex and the workspace lock, after catching up with the
+    /// op log and settling its newest op. `f` must not call back into the write API.
+    fn with_lock<R>(&self, f: impl FnOnce(&mut Writer) -> Result<R, Error>) -> Result<R, Error> {
+        self.with_lock_only(|w| {
+            self.catch_up(w, true)?;
+            f(w)
+        })
+    }
+
+    fn with_lock_only<R>(
+        &self,
+        f: impl FnOnce(&mut Writer) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        let mut w = self.lock_writer();
+        fs4::fs_std::FileExt::lock_exclusive(&w.lock).map_err(|e| {
+            Error::new(
+                ErrorCode::Io,
+                format!("cannot take the workspace lock: {e}"),
+            )
+        })?;
+        let result = f(&mut w);
+        if let Err(e) = fs4::fs_std::FileExt::unlock(&w.lock) {
+            tracing::warn!("cannot release the workspace lock: {e}");
+        }
+        result
+    }
+
+    /// Applies ops other processes appended. With `locked`, also cuts a torn tail and settles
+    /// the newest op.
+    fn catch_up(&self, w: &mut Writer, locked: bool) -> Result<(), Error> {
+        let new = w.log.read_new(true, locked)?;
+        if !new.ops.is_empty() {
+            let mut graph = self.graph_mut();
+            for (op, body) in &new.ops {
+                if let Some(body) = body {
+                    self.apply_logged(&mut graph, op, body);
+                }
+            }
+        }
+        if locked {
+            self.settle_newest(w)?;
+        }
+        Ok(())
+    }
+
+    /// Puts an op's after-state into the graph (its files are trusted once hashed).
+    fn apply_logged(&self, graph: &mut Graph, op: &Op, body: &oplog::Body) {
+        for (change, content) in op.pages.iter().zip(&body.pages) {
+            for version in [&change.before, &change.after].into_iter().flatten() {
+                graph.remove(&version.slug);
+                graph.remove_file(&version.file);
+            }
+            if let (Some(after), Some(content)) = (&change.after, &content.after) {
+                let mut page = load::page_of(&after.file, &content.md, self.format, op.ts);
+                ids::assign_preorder(&mut page.blocks, &content.ids);
+                let replaced = HashSet::from([page.slug.clone()]);
+                graph.fill_ids(&mut page, &replaced, &mut HashSet::new(), Minting::Derived);
+                graph.insert(page, None, None);
+            }
+        }
+    }
+
+    /// Makes the disk match the newest op if a crash stopped it half way (step 6).
+    fn settle_newest(&self, w: &mut Writer) -> Result<(), Error> {
+        let newest = w.log.last_seq();
+        if newest <= w.settled {
+            return Ok(());
+        }
+        let (op, body) = w.log.get(newest)?;
+        for (change, content) in op.pages.iter().zip(&body.pages) {
+            write::settle_page(&self.root, change, content)?;
+        }
+        w.settled = newest;
+        Ok(())
+    }
+
+    /// Reads every page file into a fresh graph (at open).
+    fn load_all(&self) -> Result<Graph, Error> {
+        let (files, skipped) = load::page_files(&self.root);
+        let loaded = load_parallel(&self.root, &files, self.format);
+        let mut graph = Graph::default();
+        graph.skipped = skipped;
+        self.adopt(&mut graph, loaded)?;
+        Ok(graph)
+    }
+
+    /// Notices external creations, edits and deletions (under the lock).
+    fn rescan(&self) -> Result<(), Error> {
+        let (files, skipped) = load::page_files(&self.root);
+        let on_disk: HashSet<&str> = files.iter().map(String::as_str).collect();
+        // Shadowed files are looked at again: the page that shadowed them may be gone.
+        let shadowed: HashSet<String> = std::mem::take(&mut self.graph_mut().shadowed)
+            .into_iter()
+            .map(|s| s.file)
+            .filter(|file| on_disk.contains(file.as_str()))
+            .collect();
+        let mut changed: Vec<String> = shadowed.iter().cloned().collect();
+        let mut gone = Vec::new();
+        {
+            let graph = self.graph();
+            for page in graph.pages() {
+                if !on_disk.contains(page.file.as_str()) {
+                    gone.push(page.slug.clone());
+                }
+            }
+            for file in &files {
+                let Some(slug) = graph.slug_of_file(file) else {
+                    if !shadowed.contains(file) {
+                        changed.push(file.clone());
+                    }
+                    continue;
+                };
+                let stamp = std::fs::metadata(self.root.join(file))
+                    .ok()
+                    .map(|m| load::Stamp::of(&m));
+                if stamp.is_none() || graph.stamps.get(slug) != stamp.as_ref() {
+                    changed.push(file.clone());
+                }
+            }
+        }
+        let loaded = load_parallel(&self.root, &changed, self.format);
+        let mut graph = self.graph_mut();
+        for slug in gone {
+            graph.remove(&slug);
+        }
+        graph.skipped = skipped;
+        let mut fresh = Vec::new();
+        for (file, result) in loaded {
+            match result {
+                Ok(l)
+                    if graph
+                        .slug_of_file(&file)
+                        .and_then(|s| graph.page(s))
+                        .is_some_and(|p| p.hash == l.page.hash) =>
+                {
+                    // Touched but not changed: trust it again without hashing next time.
+                    let slug = l.page.slug.clone();
+                    graph.stamps.insert(slug, l.stamp);
+                }
+                other => fresh.push((file, other)),
+            }
+        }
+        for (file, _) in &fresh {
+            graph.remove_file(file);
+        }
+        self.adopt(&mut graph, fresh)
+    }
+
+    /// Adds loaded page files to `graph`: resolves duplicate slugs, fills ids, and writes the
+    /// sidecars of pages seen for the first time.
+    fn adopt(
+        &self,
+        graph: &mut Graph,
+        loaded: Vec<(String, Result<Loaded, String>)>,
+    ) -> Result<(), Error> {
+        let mut by_slug: HashMap<String, Vec<Loaded>> = HashMap::new();
+        for (file, result) in loaded {
+            match result {
+                Ok(l) => by_slug.entry(l.page.slug.clone()).or_default().push(l),
+                Err(reason) => graph.skipped.push(Skipped { file, reason }),
+            }
+        }
+        let mut slugs: Vec<String> = by_slug.keys().cloned().collect();
+        slugs.sort();
+        for slug in slugs {
+            let mut candidates = by_slug.remove(&slug).unwrap_or_default();
+            if let Some(existing) = graph.page(&slug) {
+                let served_by = existing.file.clone();
+                for l in candidates {
+                    graph.shadowed.push(Shadowed {
+                        file: l.page.file,
+                        slug: slug.clone(),
+                        served_by: served_by.clone(),
+                    });
+                }
+                continue;
+            }
+            let winner = candidates
+                .iter()
+                .position(|l| own_file_of(&l.page, self.format).as_ref() == Some(&l.page.file))
+                .unwrap_or(0);
+            let mut loaded = candidates.swap_remove(winner);
+            for other in candidates {
+                graph.shadowed.push(Shadowed {
+                    file: other.page.file,
+                    slug: slug.clone(),
+                    served_by: loaded.page.file.clone(),
+                });
+            }
+            let reminted = graph.fill_ids(
+                &mut loaded.page,
+                &HashSet::new(),
+                &mut HashSet::new(),
+                Minting::Derived,
+            );
+            let frozen = match loaded.origin {
+                Origin::Ahead(frozen) => Some(frozen),
+                Origin::New => {
+                    self.write_sidecar(&loaded)?;
+                    None
+                }
+                Origin::Known => {
+                    if reminted {
+                        self.write_sidecar(&loaded)?;
+                    }
+                    None
+                }
+            };
+            graph.insert(loaded.page, Some(loaded.stamp), frozen);
+        }
+        graph.shadowed.sort_by(|a, b| a.file.cmp(&b.file));
+        graph.shadowed.dedup();
+        Ok(())
+    }
+
+    /// Sidecar of a page outl has just read for the first time. Its ids derive from the page,
+    /// so losing this write to a crash loses nothing: no fsync.
+    fn write_sidecar(&self, loaded: &Loaded) -> Result<(), Error> {
+        let sidecar = Sidecar {
+            hash: loaded.page.hash.clone(),
+            ids: loaded
+                .page
+                .blocks_preorder()
+                .iter()
+                .map(|b| b.id.clone())
+                .collect(),
+            base: loaded.md.clone(),
+        };
+        sidecar.write(&self.root, &loaded.page.file, Durability::Atomic)?;
+        Ok(())
+    }
+}
+
+fn give_fresh_ids(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
+    for block in blocks {
+        f(block);
+        give_fresh_ids(&mut block.children, f);
+    }
+}
+
+/// The file a page's name would be written to, to prefer it among duplicates.
+fn own_file_of(page: &Page, format: NameFormat) -> Option<String> {
+    match page.kind {
+        PageKind::Journal { date } => Some(names::journal_file(date)),
+        PageKind::Page => names::page_file(&page.name, format).ok(),
+    }
+}
+
+/// Loads files on two threads (the machine outl targets has two cores; more would only
+/// contend for the disk).
+fn load_parallel(
+    root: &Path,
+    files: &[String],
+    format: NameFormat,
+) -> Vec<(String, Result<Loaded, String>)> {
+    let load_one = |file: &String| (file.clone(), load::load(root, file, format));
+    if files.len() < 64 {
+        return files.iter().map(load_one).collect();
+    }
+    let (first, second) = files.split_at(files.len() / 2);
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| second.iter().map(load_one).collect::<Vec<_>>());
+        let mut out: Vec<_> = first.iter().map(load_one).collect();
+        match other.join() {
+            Ok(rest) => out.extend(rest),
+            Err(_) => out.extend(second.iter().map(load_one)),
+        }
+        out
+    })
+}
+
+fn unavailable(root: &Path, why: String) -> Error {
+    Error::new(ErrorCode::WorkspaceUnavailable, why)
+        .with_data(serde_json::json!({ "root": root.display().to_string() }))
+}
+
+/// Checks the folder, creating it (and `pages/`, `journals/`, `.outl/`) when missing.
+fn prepare_root(root: &Path) -> Result<PathBuf, Error> {
+    match std::fs::metadata(root) {
+        Ok(meta) if !meta.is_dir() => {
+            return Err(unavailable(
+                root,
+                format!("{} is a file, not a folder", root.display()),
+            ));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(root)
+                .map_err(|e| unavailable(root, format!("cannot create {}: {e}", root.display())))?;
+        }
+        Err(e) => {
+            return Err(unavailable(
+                root,
+                format!("cannot open {}: {e}", root.display()),
+            ));
+        }
+    }
+    let root = root
+        .canonicalize()
+        .map_err(|e| unavailable(root, format!("cannot open {}: {e}", root.display())))?;
+    std::fs::read_dir(&root)
+        .map_err(|e| unavailable(&root, format!("cannot read {}: {e}", root.display())))?;
+    for dir in [names::PAGES_DIR, names::JOURNALS_DIR, STATE_DIR] {
+        let path = root.join(dir);
+        std::fs::create_dir_all(&path)
+            .map_err(|e| unavailable(&root, format!("cannot create {}: {e}", path.display())))?;
+        let real = path
+            .canonicalize()
+            .map_err(|e| unavailable(&root, format!("cannot open {}: {e}", path.display())))?;
+        if !real.starts_with(&root) {
+            return Err(Error::new(
+                ErrorCode::PathOutsideWorkspace,
+                format!(
+                    "{dir}/ is a symlink to {} outside the workspace",
+                    real.display()
+                ),
+            )
+            .with_data(serde_json::json!({ "path": dir })));
+        }
+    }
+    Ok(root)
 }

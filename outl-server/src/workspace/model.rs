@@ -26,7 +26,8 @@ pub struct Page {
     /// Page properties: the `key:: value` lines before the first bullet.
     pub properties: Properties,
     pub blocks: Vec<Block>,
-    /// Modification time of the file, unix milliseconds.
+    /// Last change, unix milliseconds: the file's mtime when read from disk, the op's time when
+    /// written by outl.
     pub updated: i64,
     /// Content hash of the file as read (see [`content_hash`](super::content_hash)).
     pub hash: String,

@@ -54,7 +54,10 @@ pub fn slug(name: &str) -> String {
 pub fn check_page_name(name: &str) -> Result<&str, Error> {
     let name = name.trim();
     if name.is_empty() {
-        return Err(Error::new(ErrorCode::InvalidArguments, "a page name cannot be empty"));
+        return Err(Error::new(
+            ErrorCode::InvalidArguments,
+            "a page name cannot be empty",
+        ));
     }
     if name.chars().any(char::is_control) {
         return Err(Error::new(
@@ -115,7 +118,10 @@ pub fn page_file(name: &str, format: NameFormat) -> Result<String, Error> {
     if body.len() + ".md".len() > MAX_FILE_NAME_BYTES {
         return Err(Error::new(
             ErrorCode::InvalidArguments,
-            format!("the page name is too long for a file name ({} bytes encoded)", body.len()),
+            format!(
+                "the page name is too long for a file name ({} bytes encoded)",
+                body.len()
+            ),
         ));
     }
     Ok(format!("{PAGES_DIR}/{body}.md"))
@@ -206,14 +212,19 @@ fn hex_value(b: u8) -> Option<u8> {
 /// resolves (through symlinks) outside `root`. `root` must be canonical.
 pub fn resolve_inside(root: &Path, relative: &str) -> Result<PathBuf, Error> {
     let outside = |why: &str| {
-        Error::new(ErrorCode::PathOutsideWorkspace, format!("{why}: {relative:?}"))
-            .with_data(serde_json::json!({ "path": relative }))
+        Error::new(
+            ErrorCode::PathOutsideWorkspace,
+            format!("{why}: {relative:?}"),
+        )
+        .with_data(serde_json::json!({ "path": relative }))
     };
     if relative.is_empty() {
         return Err(outside("an empty path names no file in the workspace"));
     }
     if relative.chars().any(char::is_control) {
-        return Err(outside("a path cannot contain NUL or other control characters"));
+        return Err(outside(
+            "a path cannot contain NUL or other control characters",
+        ));
     }
     let rel = Path::new(relative);
     for component in rel.components() {
@@ -231,7 +242,11 @@ pub fn resolve_inside(root: &Path, relative: &str) -> Result<PathBuf, Error> {
     loop {
         match existing.canonicalize() {
             Ok(real) if real.starts_with(root) => return Ok(joined),
-            Ok(_) => return Err(outside("the path leads outside the workspace through a symlink")),
+            Ok(_) => {
+                return Err(outside(
+                    "the path leads outside the workspace through a symlink",
+                ));
+            }
             Err(_) => match existing.parent() {
                 Some(parent) => existing = parent,
                 None => return Err(outside("the path is not inside the workspace")),
@@ -249,7 +264,11 @@ mod tests {
 
     fn round_trip(name: &str, format: NameFormat) -> String {
         let file = page_file(name, format).unwrap();
-        let stem = file.strip_prefix("pages/").unwrap().strip_suffix(".md").unwrap();
+        let stem = file
+            .strip_prefix("pages/")
+            .unwrap()
+            .strip_suffix(".md")
+            .unwrap();
         assert!(!stem.contains('/'), "{name:?} gave {file:?}");
         name_of_stem(stem, format)
     }
@@ -264,7 +283,10 @@ mod tests {
     fn file_names_follow_the_triple_lowbar_format() {
         assert_eq!(page_file("Project X", NEW).unwrap(), "pages/Project X.md");
         assert_eq!(page_file("a/b/c", NEW).unwrap(), "pages/a___b___c.md");
-        assert_eq!(page_file("what? #1: a|b", NEW).unwrap(), "pages/what%3F %231%3A a%7Cb.md");
+        assert_eq!(
+            page_file("what? #1: a|b", NEW).unwrap(),
+            "pages/what%3F %231%3A a%7Cb.md"
+        );
         assert_eq!(page_file("v1.2", NEW).unwrap(), "pages/v1.2.md");
         assert_eq!(page_file("v1.2", LEGACY).unwrap(), "pages/v1%2E2.md");
         assert_eq!(page_file("con", NEW).unwrap(), "pages/co%6E.md");
@@ -273,9 +295,24 @@ mod tests {
     #[test]
     fn every_name_round_trips_through_its_file_name() {
         for name in [
-            "Project X", "a/b", "a__/b", "a/__b", "x___y", "100%", "50%25 off", "é/ü", "trailing.",
-            ".hidden", "..", "../../etc/passwd", "/etc/passwd", "C:\\Windows", "con", "v1.2",
-            "a_b", "__init__",
+            "Project X",
+            "a/b",
+            "a__/b",
+            "a/__b",
+            "x___y",
+            "100%",
+            "50%25 off",
+            "é/ü",
+            "trailing.",
+            ".hidden",
+            "..",
+            "../../etc/passwd",
+            "/etc/passwd",
+            "C:\\Windows",
+            "con",
+            "v1.2",
+            "a_b",
+            "__init__",
         ] {
             assert_eq!(round_trip(name, NEW), name, "new format");
             assert_eq!(round_trip(name, LEGACY), name, "legacy format");
@@ -293,8 +330,14 @@ mod tests {
             page_file("a\0b", NEW).unwrap_err().code,
             ErrorCode::PathOutsideWorkspace
         );
-        assert_eq!(page_file("a\nb", NEW).unwrap_err().code, ErrorCode::PathOutsideWorkspace);
-        assert_eq!(page_file("   ", NEW).unwrap_err().code, ErrorCode::InvalidArguments);
+        assert_eq!(
+            page_file("a\nb", NEW).unwrap_err().code,
+            ErrorCode::PathOutsideWorkspace
+        );
+        assert_eq!(
+            page_file("   ", NEW).unwrap_err().code,
+            ErrorCode::InvalidArguments
+        );
         assert_eq!(
             page_file(&"x".repeat(300), NEW).unwrap_err().code,
             ErrorCode::InvalidArguments

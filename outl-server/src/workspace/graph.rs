@@ -1,0 +1,248 @@
+//! The in-memory state of a workspace that reads see: pages by slug, the block id map, what is
+//! frozen, and the index.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::frozen::Frozen;
+use super::ids::{self, IdMinter};
+use super::index::{Index, SearchHit};
+use super::load::{Skipped, Stamp};
+use super::model::{Block, Page, PageKind};
+use super::names::{self, slug};
+
+/// A file whose page name is already served by another file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Shadowed {
+    pub file: String,
+    pub slug: String,
+    /// The file that serves the slug.
+    pub served_by: String,
+}
+
+/// A block found by id.
+#[derive(Debug, Clone, Copy)]
+pub struct BlockAt<'a> {
+    pub page: &'a Page,
+    pub block: &'a Block,
+}
+
+impl BlockAt<'_> {
+    /// Child indexes from the page's top level down to the block.
+    pub fn path(&self) -> Vec<usize> {
+        self.page
+            .find_block(&self.block.id)
+            .map(|(path, _)| path)
+            .unwrap_or_default()
+    }
+}
+
+/// Everything a read needs, consistent at one instant.
+#[derive(Debug, Default)]
+pub struct Graph {
+    pages: BTreeMap<String, Page>,
+    /// Page file → slug.
+    files: HashMap<String, String>,
+    /// Block id → slug of its page.
+    block_pages: HashMap<String, String>,
+    /// Page slug → its file as last verified; absent when it must be hashed to be trusted.
+    pub(super) stamps: HashMap<String, Stamp>,
+    frozen: BTreeMap<String, Frozen>,
+    pub(super) shadowed: Vec<Shadowed>,
+    pub(super) skipped: Vec<Skipped>,
+    index: Index,
+}
+
+impl Graph {
+    /// The page with this slug.
+    pub fn page(&self, slug: &str) -> Option<&Page> {
+        self.pages.get(slug)
+    }
+
+    /// The page named or slugged `name_or_slug` (case-insensitive; a journal also by its
+    /// `YYYY_MM_DD` file name).
+    pub fn resolve(&self, name_or_slug: &str) -> Option<&Page> {
+        let wanted = slug(name_or_slug);
+        self.pages.get(&wanted).or_else(|| {
+            let date = names::journal_date_of_stem(&wanted)?;
+            self.pages.get(&names::journal_slug(date))
+        })
+    }
+
+    /// Every page, ordered by slug.
+    pub fn pages(&self) -> impl Iterator<Item = &Page> {
+        self.pages.values()
+    }
+
+    /// Journal pages, newest day first.
+    pub fn journals(&self) -> impl Iterator<Item = &Page> {
+        // ISO dates sort as text; journal slugs are ISO dates.
+        self.pages
+            .values()
+            .rev()
+            .filter(|p| matches!(p.kind, PageKind::Journal { .. }))
+    }
+
+    pub fn page_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    pub fn block_count(&self) -> usize {
+        self.block_pages.len()
+    }
+
+    /// The block with this id and its page.
+    pub fn block(&self, id: &str) -> Option<BlockAt<'_>> {
+        let page = self.pages.get(self.block_pages.get(id)?)?;
+        let (_, block) = page.find_block(id)?;
+        Some(BlockAt { page, block })
+    }
+
+    /// Slug of the page holding the block.
+    pub fn page_of_block(&self, id: &str) -> Option<&str> {
+        self.block_pages.get(id).map(String::as_str)
+    }
+
+    /// Pages edited outside outl and not reconciled yet.
+    pub fn frozen(&self) -> impl Iterator<Item = &Frozen> {
+        self.frozen.values()
+    }
+
+    /// Why writes to this page are refused, if they are.
+    pub fn frozen_page(&self, slug: &str) -> Option<&Frozen> {
+        self.frozen.get(slug)
+    }
+
+    /// Files that map to a slug another file already serves.
+    pub fn shadowed(&self) -> &[Shadowed] {
+        &self.shadowed
+    }
+
+    /// Files under `pages/` and `journals/` that are not served, with the reason.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
+    }
+
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// Full-text search over block text, best first (see [`Index`] for the ranking).
+    pub fn search(&self, query: &str) -> Vec<SearchHit> {
+        self.index.search_index().query(query, |slug, id| {
+            self.pages
+                .get(slug)?
+                .find_block(id)
+                .map(|(_, b)| b.text.as_str())
+        })
+    }
+
+    pub(super) fn slug_of_file(&self, file: &str) -> Option<&str> {
+        self.files.get(file).map(String::as_str)
+    }
+
+    pub(super) fn id_taken(&self, id: &str) -> bool {
+        self.block_pages.contains_key(id)
+    }
+
+    /// Adds a page whose slug is free. Its ids must be filled and free.
+    pub(super) fn insert(&mut self, page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
+        for block in page.blocks_preorder() {
+            self.block_pages.insert(block.id.clone(), page.slug.clone());
+        }
+        self.files.insert(page.file.clone(), page.slug.clone());
+        match stamp {
+            Some(stamp) => self.stamps.insert(page.slug.clone(), stamp),
+            None => self.stamps.remove(&page.slug),
+        };
+        match frozen {
+            Some(frozen) => self.frozen.insert(page.slug.clone(), frozen),
+            None => self.frozen.remove(&page.slug),
+        };
+        self.index.update(None, Some(&page));
+        self.pages.insert(page.slug.clone(), page);
+    }
+
+    pub(super) fn remove(&mut self, slug: &str) -> Option<Page> {
+        let page = self.pages.remove(slug)?;
+        for block in page.blocks_preorder() {
+            if self.block_pages.get(&block.id).is_some_and(|s| s == slug) {
+                self.block_pages.remove(&block.id);
+            }
+        }
+        self.files.remove(&page.file);
+        self.stamps.remove(slug);
+        self.frozen.remove(slug);
+        self.index.update(Some(&page), None);
+        Some(page)
+    }
+
+    pub(super) fn remove_file(&mut self, file: &str) -> Option<Page> {
+        let slug = self.files.get(file)?.clone();
+        self.remove(&slug)
+    }
+
+    /// Gives every block of `page` an id that is unique in the workspace (apart from the
+    /// pages in `replaced`, which the page replaces, and on top of `also_taken`, which
+    /// collects the ids handed out). A missing or already held id is minted as `minting`
+    /// says. Returns whether any id changed.
+    pub(super) fn fill_ids(
+        &self,
+        page: &mut Page,
+        replaced: &HashSet<String>,
+        also_taken: &mut HashSet<String>,
+        mut minting: Minting<'_>,
+    ) -> bool {
+        let taken = |id: &str, also: &HashSet<String>| {
+            also.contains(id)
+                || self
+                    .block_pages
+                    .get(id)
+                    .is_some_and(|owner| !replaced.contains(owner))
+        };
+        let count = self.block_pages.len() + also_taken.len();
+        let file = page.file.clone();
+        let mut changed = false;
+        let mut position = 0;
+        fill(&mut page.blocks, &mut position, &mut |block, position| {
+            if let Some(user) = ids::user_id(block)
+                && block.id != user
+            {
+                block.id = user.to_string();
+                changed = true;
+            }
+            if block.id.is_empty() || taken(&block.id, also_taken) {
+                let also: &HashSet<String> = also_taken;
+                let is_taken = |id: &str| taken(id, also);
+                block.id = match &mut minting {
+                    Minting::Derived => {
+                        let material = format!("{file}\0{position}\0{}", block.text);
+                        ids::derived_id(material.as_bytes(), count, is_taken)
+                    }
+                    Minting::Fresh(minter) => minter.fresh(count, is_taken),
+                };
+                changed = true;
+            }
+            also_taken.insert(block.id.clone());
+        });
+        changed
+    }
+}
+
+/// How [`Graph::fill_ids`] mints a missing id.
+pub(super) enum Minting<'a> {
+    /// From the page file, the block's position and text: the same page read twice gets the
+    /// same ids (pages outl reads rather than writes).
+    Derived,
+    /// Random (blocks a write creates; their ids reach the disk through the op log).
+    Fresh(&'a mut IdMinter),
+}
+
+fn fill(blocks: &mut [Block], position: &mut usize, f: &mut dyn FnMut(&mut Block, usize)) {
+    for block in blocks {
+        f(block, *position);
+        *position += 1;
+        fill(&mut block.children, position, f);
+    }
+}

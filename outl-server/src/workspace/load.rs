@@ -1,0 +1,203 @@
+//! Reading page files: finding them, parsing them, and telling a page outl knows from one it
+//! has never seen and from one edited behind its back.
+
+use std::fs;
+use std::path::Path;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+use super::format;
+use super::ids::{self, carry_ids};
+use super::model::{Page, PageKind};
+use super::names::{self, JOURNALS_DIR, NameFormat, PAGES_DIR};
+use super::sidecar::Sidecar;
+use super::{content_hash, frozen::Frozen};
+use crate::outline::Properties;
+
+/// Size and modification time of a page file as last verified: when both are unchanged the
+/// file is taken to be unchanged without hashing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub len: u64,
+    pub modified: Option<SystemTime>,
+}
+
+impl Stamp {
+    pub fn of(meta: &fs::Metadata) -> Stamp {
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+
+    /// Unix milliseconds of the modification time.
+    pub fn updated(&self) -> i64 {
+        self.modified
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_millis() as i64)
+    }
+}
+
+/// A file under `pages/` or `journals/` that is not served, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub file: String,
+    pub reason: String,
+}
+
+/// How a loaded page relates to what outl last wrote or saw.
+#[derive(Debug)]
+pub enum Origin {
+    /// The file is what its sidecar says: ids come from the sidecar.
+    Known,
+    /// No sidecar: a page outl has not seen before. Its ids are minted and a sidecar written.
+    New,
+    /// The file changed since its sidecar: readable, but frozen for writes until reconciled.
+    Ahead(Frozen),
+}
+
+#[derive(Debug)]
+pub struct Loaded {
+    /// Blocks without a known id have an empty one.
+    pub page: Page,
+    pub stamp: Stamp,
+    pub origin: Origin,
+    /// The file content.
+    pub md: String,
+}
+
+/// Every `.md` file under `pages/` and `journals/` (relative, `/`-separated, sorted), and the
+/// entries that were passed over.
+pub fn page_files(root: &Path) -> (Vec<String>, Vec<Skipped>) {
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for dir in [PAGES_DIR, JOURNALS_DIR] {
+        walk(root, dir, &mut files, &mut skipped);
+    }
+    files.sort();
+    (files, skipped)
+}
+
+fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipped>) {
+    let Ok(entries) = fs::read_dir(root.join(dir)) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            skipped.push(Skipped {
+                file: format!("{dir}/{}", entry.file_name().to_string_lossy()),
+                reason: "the file name is not UTF-8".into(),
+            });
+            continue;
+        };
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = format!("{dir}/{name}");
+        let Ok(meta) = entry.path().symlink_metadata() else {
+            continue;
+        };
+        if meta.is_symlink() {
+            match entry.path().canonicalize() {
+                Ok(target)
+                    if target.starts_with(root) && target.is_file() && name.ends_with(".md") =>
+                {
+                    files.push(rel);
+                }
+                Ok(target) if !target.starts_with(root) => skipped.push(Skipped {
+                    file: rel,
+                    reason: "a symlink to outside the workspace".into(),
+                }),
+                _ => {}
+            }
+        } else if meta.is_dir() {
+            walk(root, &rel, files, skipped);
+        } else if meta.is_file() && name.ends_with(".md") {
+            files.push(rel);
+        }
+    }
+}
+
+/// Slug, name and kind of the page in `file` with these page properties.
+pub fn identity(
+    file: &str,
+    properties: &Properties,
+    format: NameFormat,
+) -> (String, String, PageKind) {
+    let stem = file.rsplit('/').next().unwrap_or(file);
+    let stem = stem.strip_suffix(".md").unwrap_or(stem);
+    if file.starts_with(&format!("{JOURNALS_DIR}/"))
+        && let Some(date) = names::journal_date_of_stem(stem)
+    {
+        let name = names::journal_slug(date);
+        return (name.clone(), name, PageKind::Journal { date });
+    }
+    let title = properties
+        .iter()
+        .find(|(key, _)| key.eq_ignore_ascii_case("title"))
+        .map(|(_, value)| value.trim())
+        .filter(|value| !value.is_empty());
+    let name = match title {
+        Some(title) => title.to_string(),
+        None => names::name_of_stem(stem, format),
+    };
+    (names::slug(&name), name, PageKind::Page)
+}
+
+/// The page a markdown text makes in `file`, ids empty.
+pub fn page_of(file: &str, md: &str, format: NameFormat, updated: i64) -> Page {
+    let (properties, blocks) = format::parse(md);
+    let (slug, name, kind) = identity(file, &properties, format);
+    Page {
+        slug,
+        name,
+        kind,
+        file: file.to_string(),
+        properties,
+        blocks,
+        updated,
+        hash: content_hash(md.as_bytes()),
+    }
+}
+
+/// Reads, parses and identifies one page file. `Err` says why it cannot be served.
+pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, String> {
+    let path = root.join(file);
+    let meta = fs::metadata(&path).map_err(|e| format!("cannot read: {e}"))?;
+    let bytes = fs::read(&path).map_err(|e| format!("cannot read: {e}"))?;
+    let md = String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_string())?;
+    let stamp = Stamp::of(&meta);
+    let mut page = page_of(file, &md, format, stamp.updated());
+    let origin = match Sidecar::read(root, file) {
+        None => Origin::New,
+        Some(sidecar) if sidecar.hash == page.hash => {
+            if ids::count_blocks(&page.blocks) == sidecar.ids.len() {
+                ids::assign_preorder(&mut page.blocks, &sidecar.ids);
+            } else {
+                // Only a parser change can get here; keep what ids still fit.
+                carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
+            }
+            Origin::Known
+        }
+        Some(sidecar) => {
+            carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
+            Origin::Ahead(Frozen::new(&page, &sidecar.hash, &sidecar.base, &md))
+        }
+    };
+    Ok(Loaded {
+        page,
+        stamp,
+        origin,
+        md,
+    })
+}
+
+/// The page as outl last wrote or saw it, with the ids it had then.
+pub fn base_page(file: &str, sidecar: &Sidecar, format: NameFormat) -> Page {
+    let mut page = page_of(file, &sidecar.base, format, 0);
+    if ids::count_blocks(&page.blocks) == sidecar.ids.len() {
+        ids::assign_preorder(&mut page.blocks, &sidecar.ids);
+    }
+    page
+}

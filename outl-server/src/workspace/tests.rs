@@ -1,0 +1,635 @@
+//! Engine tests on real folders: ids, freezing, history, crash repair, traversal, the index.
+
+use std::fs;
+use std::path::Path;
+
+use serde_json::json;
+
+use super::*;
+use chrono::NaiveDate;
+
+fn write(root: &Path, file: &str, md: &str) {
+    let path = root.join(file);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, md).unwrap();
+}
+
+fn ids_of(ws: &Workspace, slug: &str) -> Vec<(String, String)> {
+    let snapshot = ws.snapshot();
+    let page = snapshot
+        .page(slug)
+        .unwrap_or_else(|| panic!("no page {slug}"));
+    page.blocks_preorder()
+        .iter()
+        .map(|b| (b.text.clone(), b.id.clone()))
+        .collect()
+}
+
+fn id_of(ws: &Workspace, slug: &str, text: &str) -> String {
+    ids_of(ws, slug)
+        .into_iter()
+        .find(|(t, _)| t == text)
+        .unwrap_or_else(|| panic!("no block {text:?}"))
+        .1
+}
+
+fn texts(ws: &Workspace, slug: &str) -> Vec<String> {
+    ids_of(ws, slug).into_iter().map(|(t, _)| t).collect()
+}
+
+fn sample_workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "pages/Project X.md",
+        "title:: Project X\ntags:: work\n- TODO Call [[Bob]] about #launch\n  priority:: high\n\t- child with a ((ref-target))\n- DONE shipped\n",
+    );
+    write(
+        dir.path(),
+        "pages/Bob.md",
+        "- Bob works on [[Project X]]\n- referenced\n  id:: ref-target\n",
+    );
+    write(
+        dir.path(),
+        "journals/2026_11_30.md",
+        "- met [[bob]] for lunch\n",
+    );
+    let ws = Workspace::open(dir.path()).unwrap();
+    (dir, ws)
+}
+
+#[test]
+fn opening_a_missing_folder_creates_a_workspace_and_a_file_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("notes");
+    let ws = Workspace::open(&root).unwrap();
+    assert!(root.join("pages").is_dir() && root.join("journals").is_dir());
+    assert_eq!(ws.snapshot().page_count(), 0);
+    fs::write(dir.path().join("file"), "x").unwrap();
+    let err = Workspace::open(&dir.path().join("file")).err().unwrap();
+    assert_eq!(err.code, ErrorCode::WorkspaceUnavailable);
+}
+
+#[test]
+fn pages_are_read_with_names_slugs_and_kinds() {
+    let (_dir, ws) = sample_workspace();
+    let snapshot = ws.snapshot();
+    let page = snapshot.resolve("PROJECT x").unwrap();
+    assert_eq!(
+        (page.slug.as_str(), page.name.as_str(), page.file.as_str()),
+        ("project x", "Project X", "pages/Project X.md")
+    );
+    assert_eq!(page.blocks[0].text, "TODO Call [[Bob]] about #launch");
+    assert_eq!(page.blocks[0].properties["priority"], "high");
+    let journal = snapshot.resolve("2026-11-30").unwrap();
+    assert_eq!(
+        journal.kind,
+        PageKind::Journal {
+            date: NaiveDate::from_ymd_opt(2026, 11, 30).unwrap()
+        }
+    );
+    assert_eq!(snapshot.resolve("2026_11_30").unwrap().slug, "2026-11-30");
+    assert!(ws.snapshot().block_count() >= 6);
+    let id = &page.blocks[0].id;
+    assert_eq!(id.len(), 6);
+    assert_eq!(snapshot.block(id).unwrap().page.slug, "project x");
+    assert_eq!(snapshot.block(id).unwrap().path(), vec![0]);
+}
+
+#[test]
+fn ids_survive_reopening_and_are_never_written_into_markdown() {
+    let (dir, ws) = sample_workspace();
+    let before = ids_of(&ws, "project x");
+    let md_before = fs::read_to_string(dir.path().join("pages/Project X.md")).unwrap();
+    drop(ws);
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(ids_of(&ws, "project x"), before);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("pages/Project X.md")).unwrap(),
+        md_before
+    );
+
+    ws.edit("block.update", &["project x"], |pages| {
+        pages[0].blocks[1].text = "DONE shipped twice".into();
+        Ok(())
+    })
+    .unwrap();
+    let after_edit = ids_of(&ws, "project x");
+    drop(ws);
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(ids_of(&ws, "project x"), after_edit);
+    let md = fs::read_to_string(dir.path().join("pages/Project X.md")).unwrap();
+    for (_, id) in after_edit {
+        assert!(!md.contains(&id), "{id} written into {md}");
+    }
+}
+
+#[test]
+fn user_id_property_is_the_block_id() {
+    let (_dir, ws) = sample_workspace();
+    let snapshot = ws.snapshot();
+    let block = snapshot.block("ref-target").unwrap();
+    assert_eq!(block.page.slug, "bob");
+    assert_eq!(block.block.properties["id"], "ref-target");
+}
+
+#[test]
+fn replacing_a_page_keeps_the_ids_of_unchanged_blocks() {
+    let (_dir, ws) = sample_workspace();
+    let call = id_of(&ws, "project x", "TODO Call [[Bob]] about #launch");
+    let shipped = id_of(&ws, "project x", "DONE shipped");
+    let new_md = "- a new first block\n- TODO Call [[Bob]] about #launch\n- DONE shipped\n";
+    ws.edit("page.update", &["project x"], |pages| {
+        let mut blocks = ws.parse_blocks(new_md);
+        carry_ids(&pages[0].blocks, &mut blocks);
+        pages[0].blocks = blocks;
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        id_of(&ws, "project x", "TODO Call [[Bob]] about #launch"),
+        call
+    );
+    assert_eq!(id_of(&ws, "project x", "DONE shipped"), shipped);
+    let fresh = id_of(&ws, "project x", "a new first block");
+    assert!(fresh != call && fresh != shipped && fresh.len() == 6);
+}
+
+#[test]
+fn parse_blocks_gives_fresh_unique_ids() {
+    let (_dir, ws) = sample_workspace();
+    let blocks = ws.parse_blocks("- one\n\t- two\n- three\n");
+    let ids: Vec<&str> = vec![&blocks[0].id, &blocks[0].children[0].id, &blocks[1].id]
+        .into_iter()
+        .map(String::as_str)
+        .collect();
+    assert!(
+        ids.iter()
+            .all(|id| id.len() == 6 && ws.snapshot().block(id).is_none())
+    );
+    assert_ne!(ids[0], ids[1]);
+}
+
+#[test]
+fn an_external_edit_freezes_the_page_until_reconciled() {
+    let (dir, ws) = sample_workspace();
+    let call = id_of(&ws, "project x", "TODO Call [[Bob]] about #launch");
+    let shipped = id_of(&ws, "project x", "DONE shipped");
+    let file = dir.path().join("pages/Project X.md");
+    let md = fs::read_to_string(&file).unwrap();
+    fs::write(
+        &file,
+        md.replace(
+            "- DONE shipped\n",
+            "- DONE shipped\n- added in another editor\n",
+        ),
+    )
+    .unwrap();
+
+    let err = ws.edit("block.update", &["project x"], |pages| {
+        pages[0].blocks[0].text = "changed".into();
+        Ok(())
+    });
+    let err = err.unwrap_err();
+    assert_eq!(err.code, ErrorCode::PageMarkdownAheadOfLog);
+    let data = err.data.unwrap();
+    assert_eq!(data["path"], "pages/Project X.md");
+    assert_eq!(data["lines"], "7");
+    assert_eq!(data["sample"], json!(["+ - added in another editor"]));
+    assert_eq!(
+        data["recovery_command"],
+        r#"outl call outl_page_reconcile --args '{"slug":"project x"}'"#
+    );
+
+    // Reads see the new content, with the old ids where blocks did not change.
+    assert_eq!(id_of(&ws, "project x", "DONE shipped"), shipped);
+    assert!(texts(&ws, "project x").contains(&"added in another editor".to_string()));
+    assert!(ws.snapshot().frozen_page("project x").is_some());
+    assert_eq!(
+        ws.delete_page("project x").unwrap_err().code,
+        ErrorCode::PageMarkdownAheadOfLog
+    );
+
+    let op = ws.reconcile("project x").unwrap().unwrap();
+    assert_eq!(op.kind, "page.reconcile");
+    assert!(ws.snapshot().frozen_page("project x").is_none());
+    assert_eq!(
+        id_of(&ws, "project x", "TODO Call [[Bob]] about #launch"),
+        call
+    );
+    assert_eq!(id_of(&ws, "project x", "DONE shipped"), shipped);
+    let added = id_of(&ws, "project x", "added in another editor");
+    // The file is adopted byte for byte, and stays adopted across a reopen.
+    assert!(
+        fs::read_to_string(&file)
+            .unwrap()
+            .contains("- added in another editor\n")
+    );
+    drop(ws);
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert!(ws.snapshot().frozen_page("project x").is_none());
+    assert_eq!(id_of(&ws, "project x", "added in another editor"), added);
+    assert_eq!(ws.reconcile("project x").unwrap(), None);
+    ws.edit("block.update", &["project x"], |pages| {
+        pages[0].blocks[0].text = "TODO call Bob".into();
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn an_edit_made_while_closed_freezes_on_open() {
+    let (dir, ws) = sample_workspace();
+    let shipped = id_of(&ws, "project x", "DONE shipped");
+    drop(ws);
+    let file = dir.path().join("pages/Project X.md");
+    let md = fs::read_to_string(&file).unwrap();
+    fs::write(&file, md.replace("TODO Call", "DOING Call")).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let frozen = ws.snapshot().frozen_page("project x").cloned().unwrap();
+    assert_eq!(frozen.lines, "3");
+    assert_eq!(id_of(&ws, "project x", "DONE shipped"), shipped);
+    ws.reconcile("project x").unwrap().unwrap();
+    assert_eq!(id_of(&ws, "project x", "DONE shipped"), shipped);
+}
+
+#[test]
+fn refresh_picks_up_files_created_edited_and_deleted_outside() {
+    let (dir, ws) = sample_workspace();
+    write(dir.path(), "pages/New one.md", "- fresh\n");
+    fs::remove_file(dir.path().join("pages/Bob.md")).unwrap();
+    ws.refresh().unwrap();
+    let snapshot = ws.snapshot();
+    assert!(snapshot.page("new one").is_some());
+    assert!(snapshot.page("bob").is_none());
+    assert!(snapshot.block("ref-target").is_none());
+    drop(snapshot);
+    // The new page is writable at once; it is new, not ahead of the log.
+    ws.edit("block.update", &["new one"], |pages| {
+        pages[0].blocks[0].text = "fresh and edited".into();
+        Ok(())
+    })
+    .unwrap();
+}
+
+#[test]
+fn create_rename_delete_and_journals() {
+    let (dir, ws) = sample_workspace();
+    let blocks = ws.parse_blocks("- first\n");
+    let page = ws
+        .create_page("Area/Sub", Default::default(), blocks)
+        .unwrap();
+    assert_eq!(
+        (page.slug.as_str(), page.file.as_str()),
+        ("area/sub", "pages/Area___Sub.md")
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("pages/Area___Sub.md")).unwrap(),
+        "- first\n"
+    );
+    assert_eq!(
+        ws.create_page("area/SUB", Default::default(), vec![])
+            .unwrap_err()
+            .code,
+        ErrorCode::PageExists
+    );
+
+    let renamed = ws.rename_page("bob", "Robert").unwrap();
+    assert_eq!(renamed.file, "pages/Robert.md");
+    assert!(!dir.path().join("pages/Bob.md").exists());
+    assert_eq!(
+        texts(&ws, "project x")[0],
+        "TODO Call [[Robert]] about #launch"
+    );
+    assert_eq!(texts(&ws, "2026-11-30")[0], "met [[Robert]] for lunch");
+    assert_eq!(ws.snapshot().index().backlinks("robert").len(), 2);
+    assert!(ws.snapshot().index().backlinks("bob").is_empty());
+    assert_eq!(
+        ws.snapshot().block("ref-target").unwrap().page.slug,
+        "robert"
+    );
+
+    ws.delete_page("robert").unwrap();
+    assert!(ws.snapshot().page("robert").is_none());
+    assert!(!dir.path().join("pages/Robert.md").exists());
+
+    let date = NaiveDate::from_ymd_opt(2026, 12, 1).unwrap();
+    let day = ws.ensure_journal(date).unwrap();
+    assert_eq!(
+        (day.slug.as_str(), day.file.as_str()),
+        ("2026-12-01", "journals/2026_12_01.md")
+    );
+    let ops = ws.log(100, None).unwrap().ops.len();
+    ws.ensure_journal(date).unwrap();
+    assert_eq!(
+        ws.log(100, None).unwrap().ops.len(),
+        ops,
+        "reading an existing day wrote"
+    );
+}
+
+#[test]
+fn undo_and_redo_follow_editor_semantics() {
+    let (dir, ws) = sample_workspace();
+    let original = fs::read_to_string(dir.path().join("pages/Bob.md")).unwrap();
+    let bob_ids = ids_of(&ws, "bob");
+    ws.edit("block.update", &["bob"], |pages| {
+        pages[0].blocks[0].text = "Bob left".into();
+        Ok(())
+    })
+    .unwrap();
+    ws.ensure_journal(NaiveDate::from_ymd_opt(2030, 1, 1).unwrap())
+        .unwrap();
+    let undone = ws.undo().unwrap();
+    assert_eq!(undone.undoes, Some(1));
+    assert_eq!(
+        fs::read_to_string(dir.path().join("pages/Bob.md")).unwrap(),
+        original
+    );
+    assert_eq!(ids_of(&ws, "bob"), bob_ids);
+    assert_eq!(ws.undo().unwrap_err().code, ErrorCode::NothingToUndo);
+    ws.redo().unwrap();
+    assert_eq!(texts(&ws, "bob")[0], "Bob left");
+    assert_eq!(ws.redo().unwrap_err().code, ErrorCode::NothingToRedo);
+
+    // A new edit clears the redo stack.
+    ws.undo().unwrap();
+    ws.edit("block.update", &["bob"], |pages| {
+        pages[0].blocks[0].text = "Bob stayed".into();
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(ws.redo().unwrap_err().code, ErrorCode::NothingToRedo);
+
+    // Undoing a create deletes the page, and redo brings it back with its ids.
+    let created = ws
+        .create_page("Temp", Default::default(), ws.parse_blocks("- t\n"))
+        .unwrap();
+    ws.undo().unwrap();
+    assert!(ws.snapshot().page("temp").is_none());
+    ws.redo().unwrap();
+    assert_eq!(ids_of(&ws, "temp")[0].1, created.blocks[0].id);
+
+    // The history survives a reopen.
+    drop(ws);
+    let ws = Workspace::open(dir.path()).unwrap();
+    ws.undo().unwrap();
+    assert!(ws.snapshot().page("temp").is_none());
+    let log = ws.log(2, None).unwrap();
+    assert_eq!(log.ops[0].kind, "undo");
+    assert!(log.next_cursor.is_some());
+    let older = ws.log(100, log.next_cursor).unwrap();
+    assert!(older.ops.iter().all(|op| op.seq < log.ops[1].seq));
+}
+
+#[test]
+fn undo_refuses_to_clobber_a_later_change() {
+    let (dir, ws) = sample_workspace();
+    ws.edit("block.update", &["bob"], |pages| {
+        pages[0].blocks[0].text = "first".into();
+        Ok(())
+    })
+    .unwrap();
+    // Someone else (another editor, then reconciled) changed the page since.
+    let file = dir.path().join("pages/Bob.md");
+    fs::write(
+        &file,
+        fs::read_to_string(&file)
+            .unwrap()
+            .replace("first", "second"),
+    )
+    .unwrap();
+    ws.reconcile("bob").unwrap().unwrap();
+    let err = ws.undo().unwrap_err();
+    assert_eq!(err.code, ErrorCode::Conflict);
+    assert_eq!(err.data.unwrap()["slug"], "bob");
+    assert!(fs::read_to_string(&file).unwrap().contains("second"));
+}
+
+#[test]
+fn undo_of_a_rename_restores_file_and_links() {
+    let (dir, ws) = sample_workspace();
+    ws.rename_page("bob", "Robert").unwrap();
+    ws.undo().unwrap();
+    assert!(dir.path().join("pages/Bob.md").exists());
+    assert!(!dir.path().join("pages/Robert.md").exists());
+    assert_eq!(
+        texts(&ws, "project x")[0],
+        "TODO Call [[Bob]] about #launch"
+    );
+    assert_eq!(ws.snapshot().block("ref-target").unwrap().page.slug, "bob");
+}
+
+#[test]
+fn a_logged_op_whose_pages_were_not_written_is_rolled_forward_on_open() {
+    let (dir, ws) = sample_workspace();
+    let file = dir.path().join("pages/Bob.md");
+    let before = fs::read_to_string(&file).unwrap();
+    let sidecar_before = fs::read(sidecar::path(ws.root(), "pages/Bob.md")).unwrap();
+    ws.edit("block.update", &["bob"], |pages| {
+        pages[0].blocks[0].text = "rolled forward".into();
+        Ok(())
+    })
+    .unwrap();
+    let after = fs::read_to_string(&file).unwrap();
+    drop(ws);
+    // As if the process died right after the log append: the page and sidecar are old.
+    fs::write(&file, &before).unwrap();
+    fs::write(sidecar::path(dir.path(), "pages/Bob.md"), sidecar_before).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(fs::read_to_string(&file).unwrap(), after);
+    assert!(ws.snapshot().frozen_page("bob").is_none());
+    assert_eq!(texts(&ws, "bob")[0], "rolled forward");
+}
+
+#[test]
+fn a_torn_log_line_is_dropped_and_writing_goes_on() {
+    let (dir, ws) = sample_workspace();
+    ws.edit("x", &["bob"], |pages| {
+        pages[0].blocks[0].text = "kept".into();
+        Ok(())
+    })
+    .unwrap();
+    drop(ws);
+    let log = dir.path().join(".outl/oplog");
+    let mut bytes = fs::read(&log).unwrap();
+    bytes.extend_from_slice(b"{\"seq\":2,\"ts\":1,\"kind\":\"torn");
+    fs::write(&log, bytes).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(texts(&ws, "bob")[0], "kept");
+    ws.edit("x", &["bob"], |pages| {
+        pages[0].blocks[0].text = "again".into();
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(
+        ws.log(10, None)
+            .unwrap()
+            .ops
+            .iter()
+            .map(|o| o.seq)
+            .collect::<Vec<_>>(),
+        [2, 1]
+    );
+}
+
+#[test]
+fn nothing_can_reach_outside_the_workspace() {
+    let (dir, ws) = sample_workspace();
+    for name in ["../../escape", "/etc/passwd", "..", "a/../../b", "C:\\evil"] {
+        let page = ws.create_page(name, Default::default(), vec![]).unwrap();
+        let path = ws.root().join(&page.file);
+        assert!(
+            path.parent().unwrap() == ws.root().join("pages"),
+            "{name:?} → {}",
+            page.file
+        );
+        assert_eq!(ws.snapshot().resolve(name).unwrap().file, page.file);
+    }
+    for name in ["bad\0name", "line\nbreak"] {
+        assert_eq!(
+            ws.create_page(name, Default::default(), vec![])
+                .unwrap_err()
+                .code,
+            ErrorCode::PathOutsideWorkspace
+        );
+    }
+    assert_eq!(
+        ws.resolve_path("../x").unwrap_err().code,
+        ErrorCode::PathOutsideWorkspace
+    );
+    assert_eq!(
+        ws.resolve_path("/etc/passwd").unwrap_err().code,
+        ErrorCode::PathOutsideWorkspace
+    );
+    assert!(ws.resolve_path("exports/out.md").is_ok());
+
+    // A page file that is a symlink to outside is not read.
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("secret.md"), "- secret\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        dir.path().join("pages/secret.md"),
+    )
+    .unwrap();
+    ws.refresh().unwrap();
+    assert!(ws.snapshot().page("secret").is_none());
+    assert!(
+        ws.snapshot()
+            .skipped()
+            .iter()
+            .any(|s| s.file == "pages/secret.md")
+    );
+
+    // A pages/ folder that leads outside refuses to open.
+    let other = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), other.path().join("pages")).unwrap();
+    assert_eq!(
+        Workspace::open(other.path()).err().unwrap().code,
+        ErrorCode::PathOutsideWorkspace
+    );
+}
+
+#[test]
+fn two_files_for_one_slug_are_reported_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pages/Dup.md", "- canonical\n");
+    write(dir.path(), "pages/dup.md", "- other\n");
+    write(dir.path(), "pages/x.md", "title:: DUP\n- titled\n");
+    let ws = Workspace::open(dir.path()).unwrap();
+    let snapshot = ws.snapshot();
+    assert_eq!(snapshot.page("dup").unwrap().file, "pages/Dup.md");
+    let shadowed: Vec<&str> = snapshot
+        .shadowed()
+        .iter()
+        .map(|s| s.file.as_str())
+        .collect();
+    assert_eq!(shadowed, ["pages/dup.md", "pages/x.md"]);
+}
+
+#[test]
+fn index_answers_links_tags_tasks_properties_and_refs() {
+    let (_dir, ws) = sample_workspace();
+    let snapshot = ws.snapshot();
+    let index = snapshot.index();
+    assert_eq!(index.links("project x"), ["work", "bob", "launch"]);
+    let backlinks = index.backlinks("bob");
+    let sources: Vec<&str> = backlinks.iter().map(|h| h.slug.as_str()).collect();
+    assert_eq!(sources, ["2026-11-30", "project x"]);
+    assert_eq!(
+        index.backlinks("project x")[0].block.as_deref(),
+        Some(id_of(&ws, "bob", "Bob works on [[Project X]]").as_str())
+    );
+    assert_eq!(index.tagged("Launch").len(), 1);
+    assert_eq!(
+        index.tagged("work"),
+        [Holder {
+            slug: "project x".into(),
+            block: None
+        }]
+    );
+    let todo = index.tasks(TaskMarker::Todo);
+    assert_eq!(todo.len(), 1);
+    assert_eq!(index.tasks(TaskMarker::Done)[0].slug, "project x");
+    assert_eq!(index.with_property("priority", Some("high")).len(), 1);
+    assert_eq!(index.property_values("title"), [("Project X", 1)]);
+    assert_eq!(index.block_refs("ref-target")[0].slug, "project x");
+}
+
+#[test]
+fn index_follows_writes() {
+    let (_dir, ws) = sample_workspace();
+    ws.edit("block.update", &["project x"], |pages| {
+        pages[0].blocks[0].text = "DONE Called [[Alice]]".into();
+        Ok(())
+    })
+    .unwrap();
+    let snapshot = ws.snapshot();
+    let index = snapshot.index();
+    assert!(index.tasks(TaskMarker::Todo).is_empty());
+    assert_eq!(index.tasks(TaskMarker::Done).len(), 2);
+    assert_eq!(index.backlinks("alice").len(), 1);
+    assert_eq!(index.backlinks("bob").len(), 1);
+    assert!(index.tagged("launch").is_empty());
+    assert_eq!(snapshot.search("called alice").len(), 1);
+    assert!(snapshot.search("call").is_empty());
+}
+
+#[test]
+fn search_ranks_and_snippets() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "pages/a.md",
+        "- rust rust rust is fast\n- rust and go\n- the quick brown fox jumps over the lazy dog while rust compiles slowly in the background of a very long block\n",
+    );
+    write(dir.path(), "pages/b.md", "- Go is simple\n- brown fox\n");
+    let ws = Workspace::open(dir.path()).unwrap();
+    let snapshot = ws.snapshot();
+    let hits = snapshot.search("Rust");
+    assert_eq!(hits.len(), 3);
+    assert_eq!(hits[0].snippet, "rust rust rust is fast");
+    assert!(hits.windows(2).all(|w| w[0].score >= w[1].score));
+    // Terms are AND-ed.
+    let both = snapshot.search("rust go");
+    assert_eq!(both.len(), 1);
+    assert_eq!(both[0].snippet, "rust and go");
+    // A phrase must appear in order.
+    assert_eq!(snapshot.search("\"brown fox\"").len(), 2);
+    assert_eq!(snapshot.search("\"fox brown\"").len(), 0);
+    let long = &snapshot.search("compiles")[0];
+    assert!(
+        long.snippet.starts_with('…') && long.snippet.ends_with('…'),
+        "{}",
+        long.snippet
+    );
+    assert!(long.snippet.contains("rust compiles slowly"));
+    assert!(snapshot.search("").is_empty());
+    assert!(snapshot.search("absent").is_empty());
+}
+
+#[test]
+fn workspace_is_send_and_sync() {
+    fn check<T: Send + Sync>() {}
+    check::<Workspace>();
+}

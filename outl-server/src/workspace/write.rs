@@ -1,0 +1,811 @@
+//! The write path: one general transaction ([`Workspace::edit`]) and the page-level writes,
+//! all committed by one function that logs, writes and indexes (see the module docs of
+//! [`crate::workspace`] for the protocol).
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+use serde_json::json;
+
+use super::disk::{self, Durability};
+use super::graph::Minting;
+use super::ids::{self, carry_ids};
+use super::load::{self, Origin, Stamp};
+use super::model::{Block, Page, PageKind};
+use super::names;
+use super::oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
+use super::sidecar::{self, Sidecar};
+use super::{Workspace, Writer, content_hash, format};
+use crate::outline::{self, Properties};
+use crate::{Error, ErrorCode};
+
+/// Ops listed newest first, and the cursor for the next (older) batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LogPage {
+    pub ops: Vec<Op>,
+    /// Pass as `cursor` to continue; `None` at the oldest op.
+    pub next_cursor: Option<u64>,
+}
+
+/// A page as it is on disk right now, verified.
+struct Current {
+    page: Page,
+    md: String,
+}
+
+/// One page of a write: what it was and what it becomes.
+struct Change {
+    before: Option<Current>,
+    after: Option<Draft>,
+}
+
+/// A page to write. Without `md` it is rendered from `page` (or kept byte for byte when the
+/// page did not change).
+struct Draft {
+    page: Page,
+    md: Option<String>,
+}
+
+/// Which history an op joins.
+#[derive(Clone, Copy)]
+enum History {
+    Undoable,
+    NotUndoable,
+    Undoes(u64),
+    Redoes(u64),
+}
+
+fn not_found(slug: &str) -> Error {
+    Error::new(ErrorCode::PageNotFound, format!("no page {slug:?}"))
+        .with_data(json!({ "slug": slug }))
+}
+
+fn io_error(what: &str, path: &str, e: std::io::Error) -> Error {
+    Error::new(ErrorCode::Io, format!("{what} {path}: {e}")).with_data(json!({ "path": path }))
+}
+
+fn preorder_ids(blocks: &[Block]) -> Vec<String> {
+    let mut out = Vec::new();
+    for block in blocks {
+        let mut all = Vec::new();
+        block.collect_preorder(&mut all);
+        out.extend(all.into_iter().map(|b| b.id.clone()));
+    }
+    out
+}
+
+fn same_content(a: &Page, b: &Page) -> bool {
+    a.properties == b.properties && a.blocks == b.blocks
+}
+
+impl Workspace {
+    /// A transaction over existing pages: `f` gets copies of the pages named by `slugs` (names
+    /// or slugs), in that order, and changes them as it likes (ids of new blocks may be empty:
+    /// they are minted). When `f` returns `Ok`, every changed page is validated, rendered,
+    /// logged as one op of kind `kind`, and written; an `Err` from `f` writes nothing.
+    ///
+    /// A page's slug, name, file and kind are not the closure's to change (rename a page with
+    /// [`rename_page`](Self::rename_page)). Fails with `PAGE_NOT_FOUND` for a missing page and
+    /// `PAGE_MARKDOWN_AHEAD_OF_LOG` for one edited outside outl.
+    pub fn edit<R>(
+        &self,
+        kind: &str,
+        slugs: &[&str],
+        f: impl FnOnce(&mut [Page]) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        self.with_lock(|w| {
+            let mut befores: Vec<Current> = Vec::with_capacity(slugs.len());
+            for name in slugs {
+                let current = self.current(name)?;
+                if befores.iter().any(|b| b.page.slug == current.page.slug) {
+                    return Err(Error::new(
+                        ErrorCode::InvalidArguments,
+                        format!("page {:?} is named twice in one edit", current.page.slug),
+                    ));
+                }
+                befores.push(current);
+            }
+            let mut pages: Vec<Page> = befores.iter().map(|b| b.page.clone()).collect();
+            let result = f(&mut pages)?;
+            let changes: Vec<Change> = befores
+                .into_iter()
+                .zip(pages)
+                .filter(|(before, after)| !same_content(&before.page, after))
+                .map(|(before, mut after)| {
+                    after.slug = before.page.slug.clone();
+                    after.name = before.page.name.clone();
+                    after.file = before.page.file.clone();
+                    after.kind = before.page.kind;
+                    Change {
+                        before: Some(before),
+                        after: Some(Draft {
+                            page: after,
+                            md: None,
+                        }),
+                    }
+                })
+                .collect();
+            if !changes.is_empty() {
+                self.commit(w, kind, History::Undoable, changes)?;
+            }
+            Ok(result)
+        })
+    }
+
+    /// Creates a page (a journal day when `name` is an ISO date). `PAGE_EXISTS` when the name
+    /// is taken, in any case, or its file already exists.
+    pub fn create_page(
+        &self,
+        name: &str,
+        properties: Properties,
+        blocks: Vec<Block>,
+    ) -> Result<Page, Error> {
+        let name = names::check_page_name(name)?;
+        self.with_lock(|w| {
+            let page = self.new_page(name, properties, blocks)?;
+            let slug = page.slug.clone();
+            let history = History::Undoable;
+            self.commit(
+                w,
+                "page.create",
+                history,
+                vec![Change {
+                    before: None,
+                    after: Some(Draft { page, md: None }),
+                }],
+            )?;
+            self.graph()
+                .page(&slug)
+                .cloned()
+                .ok_or_else(|| not_found(&slug))
+        })
+    }
+
+    /// The journal page of `date`, created empty if it does not exist yet. Reading an existing
+    /// day writes nothing.
+    pub fn ensure_journal(&self, date: NaiveDate) -> Result<Page, Error> {
+        let slug = names::journal_slug(date);
+        if let Some(page) = self.snapshot().page(&slug) {
+            return Ok(page.clone());
+        }
+        self.with_lock(|w| {
+            if let Some(page) = self.graph().page(&slug) {
+                return Ok(page.clone());
+            }
+            let file = names::journal_file(date);
+            if self.root.join(&file).exists() {
+                // Written by another program since the last look: read it, do not overwrite.
+                self.rescan()?;
+                return self
+                    .graph()
+                    .page(&slug)
+                    .cloned()
+                    .ok_or_else(|| not_found(&slug));
+            }
+            let page = self.new_page(&slug, Properties::new(), Vec::new())?;
+            self.commit(
+                w,
+                "journal.create",
+                History::NotUndoable,
+                vec![Change {
+                    before: None,
+                    after: Some(Draft { page, md: None }),
+                }],
+            )?;
+            self.graph()
+                .page(&slug)
+                .cloned()
+                .ok_or_else(|| not_found(&slug))
+        })
+    }
+
+    /// Deletes a page and its file.
+    pub fn delete_page(&self, slug: &str) -> Result<Op, Error> {
+        self.with_lock(|w| {
+            let before = self.current(slug)?;
+            self.commit(
+                w,
+                "page.delete",
+                History::Undoable,
+                vec![Change {
+                    before: Some(before),
+                    after: None,
+                }],
+            )
+        })
+    }
+
+    /// Renames a page (its file follows the new name) and rewrites every `[[link]]`, `#tag`
+    /// and `tags::`/`alias::` entry naming it across the workspace, in one op.
+    pub fn rename_page(&self, slug: &str, new_name: &str) -> Result<Page, Error> {
+        let new_name = names::check_page_name(new_name)?;
+        self.with_lock(|w| {
+            let current = self.current(slug)?;
+            let old = current.page.clone();
+            if let PageKind::Journal { .. } = old.kind {
+                return Err(Error::new(
+                    ErrorCode::InvalidArguments,
+                    "a journal page cannot be renamed",
+                )
+                .with_data(json!({ "slug": old.slug })));
+            }
+            if names::iso_date(new_name).is_some() {
+                return Err(Error::new(
+                    ErrorCode::InvalidArguments,
+                    "a page cannot be renamed to a date: journal days are named by their date",
+                )
+                .with_data(json!({ "name": new_name })));
+            }
+            let new_slug = names::slug(new_name);
+            let new_file = names::page_file(new_name, self.format)?;
+            if new_slug != old.slug && self.graph().page(&new_slug).is_some() {
+                return Err(exists(&new_slug, None));
+            }
+            if new_file != old.file && self.root.join(&new_file).exists() {
+                return Err(exists(&new_slug, Some(&new_file)));
+            }
+            let linking: Vec<String> = self
+                .graph()
+                .index()
+                .linking_pages(&old.slug)
+                .into_iter()
+                .filter(|s| *s != old.slug)
+                .map(str::to_string)
+                .collect();
+            let mut renamed = old.clone();
+            renamed.name = new_name.to_string();
+            renamed.slug = new_slug.clone();
+            renamed.file = new_file;
+            for (key, value) in renamed.properties.iter_mut() {
+                if key.eq_ignore_ascii_case("title") {
+                    *value = new_name.to_string();
+                }
+            }
+            rename_links_in(&mut renamed, &old, new_name);
+            let keep_md = same_content(&old, &renamed).then(|| current.md.clone());
+            let mut changes = vec![Change {
+                before: Some(current),
+                after: Some(Draft {
+                    page: renamed,
+                    md: keep_md,
+                }),
+            }];
+            for source in linking {
+                let before = self.current(&source)?;
+                let mut after = before.page.clone();
+                rename_links_in(&mut after, &old, new_name);
+                if !same_content(&before.page, &after) {
+                    changes.push(Change {
+                        before: Some(before),
+                        after: Some(Draft {
+                            page: after,
+                            md: None,
+                        }),
+                    });
+                }
+            }
+            self.commit(w, "page.rename", History::Undoable, changes)?;
+            self.graph()
+                .page(&new_slug)
+                .cloned()
+                .ok_or_else(|| not_found(&new_slug))
+        })
+    }
+
+    /// Adopts a page's file as edited outside outl: its blocks keep the ids of their
+    /// unchanged (then same-place) counterparts, and writes are accepted again. `None` when
+    /// the page was not ahead of the log.
+    pub fn reconcile(&self, slug: &str) -> Result<Option<Op>, Error> {
+        self.with_lock(|w| {
+            let slug = self
+                .graph()
+                .resolve(slug)
+                .map(|p| p.slug.clone())
+                .ok_or_else(|| not_found(slug))?;
+            match self.current(&slug) {
+                Ok(_) => return Ok(None),
+                Err(e) if e.code == ErrorCode::PageMarkdownAheadOfLog => {}
+                Err(e) => return Err(e),
+            }
+            let file = self
+                .graph()
+                .page(&slug)
+                .map(|p| p.file.clone())
+                .ok_or_else(|| not_found(&slug))?;
+            let loaded = load::load(&self.root, &file, self.format).map_err(|reason| {
+                Error::new(ErrorCode::Io, format!("cannot read {file}: {reason}"))
+                    .with_data(json!({ "path": file }))
+            })?;
+            let before = Sidecar::read(&self.root, &file).map(|sidecar| Current {
+                page: load::base_page(&file, &sidecar, self.format),
+                md: sidecar.base,
+            });
+            let mut page = loaded.page;
+            // The ids the frozen page has been read with are the ones callers have seen.
+            if let Some(shown) = self.graph().page(&slug) {
+                carry_ids(&shown.blocks, &mut page.blocks);
+            }
+            let after = Draft {
+                page,
+                md: Some(loaded.md),
+            };
+            let op = self.commit(
+                w,
+                "page.reconcile",
+                History::NotUndoable,
+                vec![Change {
+                    before,
+                    after: Some(after),
+                }],
+            )?;
+            Ok(Some(op))
+        })
+    }
+
+    /// Reverts the newest undoable op. `NOTHING_TO_UNDO` when there is none; `CONFLICT`
+    /// (with the page in `data`) when a page it touched has changed since.
+    pub fn undo(&self) -> Result<Op, Error> {
+        self.with_lock(|w| {
+            let seq = w
+                .log
+                .undo_top()
+                .ok_or_else(|| Error::new(ErrorCode::NothingToUndo, "there is nothing to undo"))?;
+            let (op, body) = w.log.get(seq)?;
+            let changes = self.replay(&op, &body, Replay::Undo)?;
+            self.commit(w, "undo", History::Undoes(seq), changes)
+        })
+    }
+
+    /// Re-applies the newest undone op. `NOTHING_TO_REDO` when there is none (a new edit
+    /// clears them); `CONFLICT` when a page it touches has changed since the undo.
+    pub fn redo(&self) -> Result<Op, Error> {
+        self.with_lock(|w| {
+            let seq = w
+                .log
+                .redo_top()
+                .ok_or_else(|| Error::new(ErrorCode::NothingToRedo, "there is nothing to redo"))?;
+            let (op, body) = w.log.get(seq)?;
+            let changes = self.replay(&op, &body, Replay::Redo)?;
+            self.commit(w, "redo", History::Redoes(seq), changes)
+        })
+    }
+
+    /// Up to `limit` ops, newest first, older than `cursor` when given.
+    pub fn log(&self, limit: usize, cursor: Option<u64>) -> Result<LogPage, Error> {
+        let mut w = self.lock_writer();
+        self.catch_up(&mut w, false)?;
+        let ops = w.log.list(limit, cursor)?;
+        let next_cursor = ops
+            .last()
+            .map(|op| op.seq)
+            .filter(|&seq| seq > 1 && ops.len() == limit);
+        Ok(LogPage { ops, next_cursor })
+    }
+
+    /// A new page named `name` (or the journal day it names), not yet written.
+    fn new_page(
+        &self,
+        name: &str,
+        properties: Properties,
+        blocks: Vec<Block>,
+    ) -> Result<Page, Error> {
+        let (slug, kind, file) = match names::iso_date(name) {
+            Some(date) => (
+                names::journal_slug(date),
+                PageKind::Journal { date },
+                names::journal_file(date),
+            ),
+            None => (
+                names::slug(name),
+                PageKind::Page,
+                names::page_file(name, self.format)?,
+            ),
+        };
+        if self.graph().page(&slug).is_some() {
+            return Err(exists(&slug, None));
+        }
+        if self.root.join(&file).exists() {
+            return Err(exists(&slug, Some(&file)));
+        }
+        let name = if let PageKind::Journal { .. } = kind {
+            slug.clone()
+        } else {
+            name.to_string()
+        };
+        Ok(Page {
+            slug,
+            name,
+            kind,
+            file,
+            properties,
+            blocks,
+            updated: 0,
+            hash: String::new(),
+        })
+    }
+
+    /// The page as it is on disk now, checked against what outl last wrote (step 2).
+    fn current(&self, name: &str) -> Result<Current, Error> {
+        let (page, frozen) = {
+            let graph = self.graph();
+            let page = graph.resolve(name).ok_or_else(|| not_found(name))?;
+            (page.clone(), graph.frozen_page(&page.slug).is_some())
+        };
+        let path = self.root.join(&page.file);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                self.graph_mut().remove(&page.slug);
+                return Err(not_found(name));
+            }
+            Err(e) => return Err(io_error("cannot read", &page.file, e)),
+        };
+        let hash = content_hash(&bytes);
+        if hash == page.hash && !frozen {
+            if let Ok(meta) = std::fs::metadata(&path) {
+                self.graph_mut()
+                    .stamps
+                    .insert(page.slug.clone(), Stamp::of(&meta));
+            }
+            let md = String::from_utf8(bytes).map_err(|_| {
+                io_error(
+                    "not UTF-8:",
+                    &page.file,
+                    std::io::Error::other("invalid UTF-8"),
+                )
+            })?;
+            return Ok(Current { page, md });
+        }
+        // Edited outside outl (or back to what outl wrote): read it again.
+        let loaded = load::load(&self.root, &page.file, self.format).map_err(|reason| {
+            Error::new(
+                ErrorCode::Io,
+                format!("cannot read {}: {reason}", page.file),
+            )
+        })?;
+        let mut graph = self.graph_mut();
+        graph.remove(&page.slug);
+        let mut reloaded = loaded.page;
+        graph.fill_ids(
+            &mut reloaded,
+            &HashSet::new(),
+            &mut HashSet::new(),
+            Minting::Derived,
+        );
+        match loaded.origin {
+            Origin::Ahead(frozen) => {
+                let error = frozen.error();
+                graph.insert(reloaded, Some(loaded.stamp), Some(frozen));
+                Err(error)
+            }
+            Origin::Known | Origin::New => {
+                graph.insert(reloaded.clone(), Some(loaded.stamp), None);
+                if reloaded.slug != page.slug {
+                    return Err(not_found(name));
+                }
+                Ok(Current {
+                    page: reloaded,
+                    md: loaded.md,
+                })
+            }
+        }
+    }
+
+    /// The changes that undo (or redo) an op, after checking that every page it touched is
+    /// still as the op left it (or, for a redo, as the undo left it).
+    fn replay(&self, op: &Op, body: &Body, direction: Replay) -> Result<Vec<Change>, Error> {
+        let mut changes = Vec::new();
+        for (change, content) in op.pages.iter().zip(&body.pages) {
+            let (expected, target, target_content) = match direction {
+                Replay::Undo => (&change.after, &change.before, &content.before),
+                Replay::Redo => (&change.before, &change.after, &content.after),
+            };
+            let before = match expected {
+                Some(version) => {
+                    let current = self.current(&version.slug).map_err(|e| match e.code {
+                        ErrorCode::PageNotFound => conflict(op, version, "the page is gone", None),
+                        _ => e,
+                    })?;
+                    if current.page.hash != version.hash || current.page.file != version.file {
+                        return Err(conflict(
+                            op,
+                            version,
+                            "the page changed since",
+                            Some(&current.page.hash),
+                        ));
+                    }
+                    Some(current)
+                }
+                None => {
+                    if let Some(version) = target {
+                        let graph = self.graph();
+                        if graph.page(&version.slug).is_some()
+                            || self.root.join(&version.file).exists()
+                        {
+                            return Err(conflict(
+                                op,
+                                version,
+                                "a page of that name exists again",
+                                None,
+                            ));
+                        }
+                    }
+                    None
+                }
+            };
+            let after = match (target, target_content) {
+                (Some(version), Some(content)) => {
+                    let mut page = load::page_of(&version.file, &content.md, self.format, 0);
+                    ids::assign_preorder(&mut page.blocks, &content.ids);
+                    Some(Draft {
+                        page,
+                        md: Some(content.md.clone()),
+                    })
+                }
+                _ => None,
+            };
+            changes.push(Change { before, after });
+        }
+        Ok(changes)
+    }
+
+    /// Validates, logs, writes and indexes one op (steps 3 to 5).
+    fn commit(
+        &self,
+        w: &mut Writer,
+        kind: &str,
+        history: History,
+        changes: Vec<Change>,
+    ) -> Result<Op, Error> {
+        // Step 3: the exact pages that will be on disk, with workspace-unique ids.
+        let replaced: HashSet<String> = changes
+            .iter()
+            .filter_map(|c| c.before.as_ref())
+            .map(|b| b.page.slug.clone())
+            .collect();
+        let mut handed_out = HashSet::new();
+        let mut finals: Vec<Option<(Page, String)>> = Vec::with_capacity(changes.len());
+        let mut new_slugs = HashSet::new();
+        for change in &changes {
+            let Some(draft) = &change.after else {
+                finals.push(None);
+                continue;
+            };
+            let md = match (&draft.md, &change.before) {
+                (Some(md), _) => md.clone(),
+                (None, Some(before)) if same_content(&before.page, &draft.page) => {
+                    before.md.clone()
+                }
+                (None, _) => format::render(&draft.page.properties, &draft.page.blocks),
+            };
+            let mut page = load::page_of(&draft.page.file, &md, self.format, 0);
+            if page.slug != draft.page.slug {
+                return Err(Error::new(
+                    ErrorCode::InvalidArguments,
+                    format!(
+                        "this change would rename page {:?} to {:?} (a title:: property); rename the page instead",
+                        draft.page.slug, page.slug
+                    ),
+                ));
+            }
+            if !new_slugs.insert(page.slug.clone()) {
+                return Err(Error::new(
+                    ErrorCode::Internal,
+                    format!("one op writes page {:?} twice", page.slug),
+                ));
+            }
+            if ids::count_blocks(&page.blocks) == ids::count_blocks(&draft.page.blocks) {
+                ids::assign_preorder(&mut page.blocks, &preorder_ids(&draft.page.blocks));
+            } else {
+                // The text of a block held markdown that parses as more (or fewer) blocks.
+                carry_ids(&draft.page.blocks, &mut page.blocks);
+            }
+            {
+                let graph = self.graph();
+                let mut minter = self
+                    .minter
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner());
+                graph.fill_ids(
+                    &mut page,
+                    &replaced,
+                    &mut handed_out,
+                    Minting::Fresh(&mut minter),
+                );
+            }
+            finals.push(Some((page, md)));
+        }
+
+        // Step 4: the op log.
+        let mut op = Op {
+            seq: 0,
+            ts: chrono::Utc::now().timestamp_millis(),
+            kind: kind.to_string(),
+            undoes: None,
+            redoes: None,
+            undoable: false,
+            pages: Vec::new(),
+        };
+        match history {
+            History::Undoable => op.undoable = true,
+            History::NotUndoable => {}
+            History::Undoes(seq) => op.undoes = Some(seq),
+            History::Redoes(seq) => op.redoes = Some(seq),
+        }
+        let mut body = Body::default();
+        for (change, after) in changes.iter().zip(&finals) {
+            let version = |page: &Page| PageVersion {
+                slug: page.slug.clone(),
+                file: page.file.clone(),
+                hash: page.hash.clone(),
+            };
+            op.pages.push(PageChange {
+                before: change.before.as_ref().map(|b| version(&b.page)),
+                after: after.as_ref().map(|(page, _)| version(page)),
+            });
+            body.pages.push(ChangeContent {
+                before: change.before.as_ref().map(|b| Content {
+                    md: b.md.clone(),
+                    ids: preorder_ids(&b.page.blocks),
+                }),
+                after: after.as_ref().map(|(page, md)| Content {
+                    md: md.clone(),
+                    ids: preorder_ids(&page.blocks),
+                }),
+            });
+        }
+        let op = w.log.append(op, &body)?;
+
+        // The op is committed: memory follows it even if a page write below fails (the next
+        // write, or the next open, settles the disk from the log).
+        {
+            let mut graph = self.graph_mut();
+            for (change, after) in changes.iter().zip(&finals) {
+                if let Some(before) = &change.before {
+                    graph.remove(&before.page.slug);
+                    graph.remove_file(&before.page.file);
+                }
+                if let Some((page, _)) = after {
+                    graph.remove(&page.slug);
+                    graph.remove_file(&page.file);
+                    let mut page = page.clone();
+                    page.updated = op.ts;
+                    graph.insert(page, None, None);
+                }
+            }
+        }
+
+        // Step 5: the pages and their sidecars.
+        for (change, content) in op.pages.iter().zip(&body.pages) {
+            settle_page(&self.root, change, content)?;
+        }
+        w.settled = op.seq;
+        let mut graph = self.graph_mut();
+        for change in op.pages.iter().filter_map(|c| c.after.as_ref()) {
+            if let Ok(meta) = std::fs::metadata(self.root.join(&change.file)) {
+                let stamp = Stamp::of(&meta);
+                graph.stamps.insert(change.slug.clone(), stamp);
+            }
+        }
+        Ok(op)
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Replay {
+    Undo,
+    Redo,
+}
+
+fn exists(slug: &str, file: Option<&str>) -> Error {
+    let message = match file {
+        Some(file) => format!("page {slug:?} cannot be created: {file} already exists"),
+        None => format!("a page {slug:?} already exists"),
+    };
+    Error::new(ErrorCode::PageExists, message).with_data(json!({ "slug": slug, "path": file }))
+}
+
+fn conflict(op: &Op, version: &PageVersion, why: &str, actual: Option<&str>) -> Error {
+    Error::new(
+        ErrorCode::Conflict,
+        format!(
+            "op {} cannot be reverted: {} ({})",
+            op.seq, why, version.slug
+        ),
+    )
+    .with_data(json!({
+        "op": op.seq,
+        "slug": version.slug,
+        "path": version.file,
+        "expected_hash": version.hash,
+        "actual_hash": actual,
+    }))
+}
+
+/// Rewrites links to `old` in a page's blocks and properties.
+fn rename_links_in(page: &mut Page, old: &Page, new_name: &str) {
+    rename_in_properties(&mut page.properties, &old.name, new_name);
+    rename_in_blocks(&mut page.blocks, &old.name, new_name);
+}
+
+fn rename_in_properties(properties: &mut Properties, old_name: &str, new_name: &str) {
+    for (key, value) in properties.iter_mut() {
+        if let Cow::Owned(renamed) = outline::rename_property_links(key, value, old_name, new_name)
+        {
+            *value = renamed;
+        }
+    }
+}
+
+fn rename_in_blocks(blocks: &mut [Block], old_name: &str, new_name: &str) {
+    for block in blocks {
+        if let Cow::Owned(renamed) = outline::rename_page_links(&block.text, old_name, new_name) {
+            block.text = renamed;
+        }
+        rename_in_properties(&mut block.properties, old_name, new_name);
+        rename_in_blocks(&mut block.children, old_name, new_name);
+    }
+}
+
+/// Makes one page of a logged op true on disk (step 5 when writing, step 6 after a crash):
+/// rolls the file forward if it still has its before-state, rewrites a stale sidecar, and
+/// leaves a file that matches neither (edited outside outl) alone.
+pub(super) fn settle_page(
+    root: &Path,
+    change: &PageChange,
+    content: &ChangeContent,
+) -> Result<(), Error> {
+    let hash_of = |file: &str| -> Result<Option<String>, Error> {
+        match std::fs::read(root.join(file)) {
+            Ok(bytes) => Ok(Some(content_hash(&bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(io_error("cannot read", file, e)),
+        }
+    };
+    // The file the op moved away from (a rename, a delete).
+    if let Some(before) = &change.before
+        && change.after.as_ref().is_none_or(|a| a.file != before.file)
+        && hash_of(&before.file)?.as_deref() == Some(before.hash.as_str())
+    {
+        disk::remove_durable(&root.join(&before.file))
+            .map_err(|e| io_error("cannot remove", &before.file, e))?;
+        sidecar::remove(root, &before.file)
+            .map_err(|e| io_error("cannot remove the sidecar of", &before.file, e))?;
+    }
+    let (Some(after), Some(after_content)) = (&change.after, &content.after) else {
+        return Ok(());
+    };
+    let on_disk = hash_of(&after.file)?;
+    let still_before = match &change.before {
+        Some(before) if before.file == after.file => {
+            on_disk.as_deref() == Some(before.hash.as_str())
+        }
+        _ => on_disk.is_none(),
+    };
+    if still_before {
+        disk::write_atomic(
+            &root.join(&after.file),
+            after_content.md.as_bytes(),
+            Durability::Durable,
+        )
+        .map_err(|e| io_error("cannot write", &after.file, e))?;
+    } else if on_disk.as_deref() != Some(after.hash.as_str()) {
+        return Ok(());
+    }
+    let sidecar_current = Sidecar::read(root, &after.file)
+        .is_some_and(|s| s.hash == after.hash && s.ids == after_content.ids);
+    if !sidecar_current {
+        let sidecar = Sidecar {
+            hash: after.hash.clone(),
+            ids: after_content.ids.clone(),
+            base: after_content.md.clone(),
+        };
+        sidecar
+            .write(root, &after.file, Durability::Durable)
+            .map_err(|e| io_error("cannot write the sidecar of", &after.file, e))?;
+    }
+    Ok(())
+}
