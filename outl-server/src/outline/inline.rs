@@ -390,6 +390,16 @@ impl<'t> Scanner<'t> {
         ))
     }
 
+    /// Whether `text[start..end]` is exactly one `[[page]]` or `((id))`.
+    fn is_link_atom(&self, start: usize, end: usize) -> bool {
+        let at = self.atoms.partition_point(|atom| atom.start < start);
+        self.atoms.get(at).is_some_and(|atom| {
+            atom.start == start
+                && atom.end == end
+                && matches!(atom.token, Token::Page { .. } | Token::Ref { .. })
+        })
+    }
+
     fn link(&self, i: usize, end: usize) -> Option<(Token, usize)> {
         let label_end = next_at_or_after(&self.label_ends, i + 1).filter(|&e| e < end)?;
         if next_at_or_after(&self.label_starts, i + 1).is_some_and(|s| s < label_end) {
@@ -397,8 +407,10 @@ impl<'t> Scanner<'t> {
         }
         let url_start = label_end + 2;
         let url_end = *self.url_closes.get(&(label_end + 1))?;
-        if url_end >= end || next_at_or_after(&self.spaces, url_start).is_some_and(|s| s < url_end)
-        {
+        // A URL has no spaces, unless it is a whole page link or block reference, as in
+        // Logseq's `[label]([[page name]])`.
+        let has_space = next_at_or_after(&self.spaces, url_start).is_some_and(|s| s < url_end);
+        if url_end >= end || (has_space && !self.is_link_atom(url_start, url_end)) {
             return None;
         }
         let children = self.region(i + 1, label_end, false);

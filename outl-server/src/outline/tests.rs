@@ -282,6 +282,10 @@ fn tokens() {
         r#"[{"t":"text","s":"2 * 3 * 4, snake_case_name, ***x***"}]"#
     );
     assert_eq!(json(""), "[]");
+    assert_eq!(
+        json("[the plan]([[Launch plan]]) [no](a b)"),
+        r#"[{"t":"link","c":[{"t":"text","s":"the plan"}],"url":"[[Launch plan]]"},{"t":"text","s":" [no](a b)"}]"#
+    );
     let tokens = tokenize("**a [b](c)** d");
     let back: Vec<Token> =
         serde_json::from_str(&serde_json::to_string(&tokens).unwrap_or_default())
@@ -454,18 +458,29 @@ fn markdown_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-fn the_demo_workspace_is_canonical() {
+fn demo_pages() -> Vec<(PathBuf, String)> {
     let mut files = Vec::new();
     markdown_files(&demo_dir(), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let md = std::fs::read_to_string(&path)
+                .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+            (path, md)
+        })
+        .collect()
+}
+
+#[test]
+fn the_demo_workspace_is_canonical() {
+    let pages = demo_pages();
     assert!(
-        files.len() >= 19,
+        pages.len() >= 19,
         "the demo has a dozen pages and a week of journals, found {}",
-        files.len()
+        pages.len()
     );
-    for path in files {
-        let md = std::fs::read_to_string(&path)
-            .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    for (path, md) in pages {
         assert_eq!(
             serialize(&parse(&md)),
             md,
@@ -473,4 +488,133 @@ fn the_demo_workspace_is_canonical() {
             path.display()
         );
     }
+}
+
+/// The demo is the workspace people try outl on: it must show every feature of the format.
+#[test]
+fn the_demo_workspace_uses_every_feature() {
+    #[derive(Default)]
+    struct Seen {
+        markers: Vec<TaskMarker>,
+        priorities: Vec<Priority>,
+        ids: Vec<String>,
+        refs: Vec<String>,
+        page_properties: Vec<String>,
+        links: Vec<String>,
+        bare_tags: usize,
+        bracketed_tags: usize,
+        collapsed: usize,
+        multi_line: usize,
+        fence_with_dash_line: usize,
+        max_depth: usize,
+    }
+    fn visit(block: &OutlineNode, depth: usize, seen: &mut Seen) {
+        seen.max_depth = seen.max_depth.max(depth);
+        seen.markers
+            .extend(task_marker(&block.text).map(|(marker, _)| marker));
+        seen.priorities.extend(priority(&block.text));
+        seen.ids.extend(block.properties.get("id").cloned());
+        seen.refs.extend(block_refs(&block.text));
+        seen.links.extend(page_links(&block.text));
+        seen.links.extend(
+            block
+                .properties
+                .iter()
+                .flat_map(|(key, value)| property_links(key, value)),
+        );
+        for token in tokenize(&block.text) {
+            match token {
+                Token::Tag {
+                    bracketed: false, ..
+                } => seen.bare_tags += 1,
+                Token::Tag {
+                    bracketed: true, ..
+                } => seen.bracketed_tags += 1,
+                _ => {}
+            }
+        }
+        seen.collapsed += usize::from(
+            block
+                .properties
+                .get("collapsed")
+                .is_some_and(|v| v == "true"),
+        );
+        seen.multi_line += usize::from(block.text.contains('\n'));
+        let fenced_dash_line = block
+            .text
+            .split("```")
+            .skip(1)
+            .step_by(2)
+            .any(|code| code.lines().any(|line| line.starts_with("- ")));
+        seen.fence_with_dash_line += usize::from(fenced_dash_line);
+        for child in &block.children {
+            visit(child, depth + 1, seen);
+        }
+    }
+    let mut seen = Seen::default();
+    let mut file_names = Vec::new();
+    for (path, md) in demo_pages() {
+        file_names.extend(
+            path.file_name()
+                .map(|name| name.to_string_lossy().into_owned()),
+        );
+        let doc = parse(&md);
+        seen.page_properties.extend(doc.properties.keys().cloned());
+        seen.links.extend(
+            doc.properties
+                .iter()
+                .flat_map(|(key, value)| property_links(key, value)),
+        );
+        for block in &doc.blocks {
+            visit(block, 0, &mut seen);
+        }
+    }
+    for marker in TaskMarker::ALL {
+        assert!(seen.markers.contains(&marker), "no {marker} task");
+    }
+    for wanted in [Priority::A, Priority::B, Priority::C] {
+        assert!(seen.priorities.contains(&wanted), "no priority {wanted:?}");
+    }
+    for key in ["title", "tags", "alias"] {
+        assert!(
+            seen.page_properties.iter().any(|k| k == key),
+            "no page property {key}"
+        );
+    }
+    let uuid_ref = seen.refs.iter().any(|id| id.len() == 36);
+    let short_ref = seen.refs.iter().any(|id| id.len() < 10);
+    assert!(uuid_ref && short_ref, "refs: {:?}", seen.refs);
+    for id in &seen.refs {
+        assert!(
+            seen.ids.contains(id),
+            "(({id})) points to no block with that id::"
+        );
+    }
+    let journal_link = seen
+        .links
+        .iter()
+        .any(|page| page.len() == 10 && page.starts_with("2026-11-"));
+    assert!(journal_link, "no link to a journal day");
+    assert!(
+        seen.links.iter().any(|page| page.contains('/')),
+        "no link to a namespace page"
+    );
+    assert!(seen.bare_tags > 0 && seen.bracketed_tags > 0);
+    assert!(seen.collapsed > 0 && seen.multi_line > 0 && seen.fence_with_dash_line > 0);
+    assert!(seen.max_depth >= 3, "deepest level {}", seen.max_depth);
+    assert!(
+        file_names.iter().any(|name| name.contains("___")),
+        "no namespace file"
+    );
+    assert!(
+        file_names.iter().any(|name| name.contains('%')),
+        "no percent-encoded file name"
+    );
+    assert_eq!(
+        file_names
+            .iter()
+            .filter(|name| name.starts_with("2026_11_"))
+            .count(),
+        7
+    );
 }
