@@ -64,14 +64,16 @@
 //! For every document, `parse(&serialize(&doc)) == doc.normalized()`, and `normalized` is the
 //! identity on what `parse` returns: line breaks in texts become `\n`, property keys and
 //! values are made writable, and nesting is cut at [`MAX_DEPTH`] (see
-//! [`Document::normalized`]). Markdown already in canonical
-//! style is reproduced byte for byte by `serialize(&parse(md))`.
+//! [`Document::normalized`]). Markdown already in canonical style is reproduced byte for byte
+//! by `serialize(&parse(md))`. [`is_property_key`] and [`is_property_value`] tell a caller
+//! whether a property can be written as given.
 //!
 //! # Inline
 //!
 //! [`tokenize`] splits a text into [`Token`]s for renderers; [`page_links`], [`tags`],
-//! [`block_refs`], [`property_links`], [`rename_page_links`], [`task_marker`] and
-//! [`priority`] read what the rest of outl needs from texts.
+//! [`block_refs`], [`property_links`], [`task_marker`] and [`priority`] read what the rest of
+//! outl needs from texts; [`rename_page_links`], [`rename_property_links`] and
+//! [`set_task_marker`] rewrite them.
 
 mod inline;
 mod links;
@@ -91,7 +93,7 @@ pub use links::{
     same_page_name, tags,
 };
 pub use parse::parse;
-pub use serialize::serialize;
+pub use serialize::{is_property_value, serialize};
 pub use syntax::is_property_key;
 pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, task_marker};
 
@@ -117,10 +119,4 @@ pub struct OutlineNode {
 pub struct Document {
     pub properties: Properties,
     pub blocks: Vec<OutlineNode>,
-}
-
-/// Whether `value` can be written as a property value as it is: one line, without
-/// surrounding spaces or tabs.
-pub fn is_property_value(value: &str) -> bool {
-    !value.contains(['\n', '\r']) && value.trim_matches([' ', '\t']) == value
 }

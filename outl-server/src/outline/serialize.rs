@@ -44,25 +44,29 @@ impl Document {
 fn normalize_blocks(blocks: &[OutlineNode], depth: usize) -> Vec<OutlineNode> {
     let mut normalized = Vec::with_capacity(blocks.len());
     for block in blocks {
-        let at_deepest_level = depth + 1 >= MAX_DEPTH;
-        normalized.push(OutlineNode {
-            text: normalize_text(&block.text).into_owned(),
-            properties: normalize_properties(&block.properties).into_owned(),
-            children: if at_deepest_level {
-                Vec::new()
-            } else {
-                normalize_blocks(&block.children, depth + 1)
-            },
-        });
-        if at_deepest_level {
-            normalized.extend(descendants(&block.children).map(|descendant| OutlineNode {
-                text: normalize_text(&descendant.text).into_owned(),
-                properties: normalize_properties(&descendant.properties).into_owned(),
-                children: Vec::new(),
-            }));
+        if depth + 1 < MAX_DEPTH {
+            normalized.push(normalize_block(
+                block,
+                normalize_blocks(&block.children, depth + 1),
+            ));
+        } else {
+            normalized.push(normalize_block(block, Vec::new()));
+            normalized.extend(
+                descendants(&block.children)
+                    .map(|descendant| normalize_block(descendant, Vec::new())),
+            );
         }
     }
     normalized
+}
+
+/// The block's own text and properties normalized, with the children given.
+fn normalize_block(block: &OutlineNode, children: Vec<OutlineNode>) -> OutlineNode {
+    OutlineNode {
+        text: normalize_text(&block.text).into_owned(),
+        properties: normalize_properties(&block.properties).into_owned(),
+        children,
+    }
 }
 
 /// `blocks` and all their descendants in document order, without recursion (the tree given
@@ -119,11 +123,16 @@ fn normalize_key(key: &str) -> Cow<'_, str> {
     }
 }
 
+/// Whether `value` can be written as a property value as it is: one line, without
+/// surrounding spaces or tabs.
+pub fn is_property_value(value: &str) -> bool {
+    *normalize_value(value) == *value
+}
+
 fn normalize_properties(properties: &Properties) -> Cow<'_, Properties> {
-    let representable = properties.iter().all(|(key, value)| {
-        matches!(normalize_key(key), Cow::Borrowed(k) if k == key)
-            && *normalize_value(value) == **value
-    });
+    let representable = properties
+        .iter()
+        .all(|(key, value)| super::is_property_key(key) && is_property_value(value));
     if representable {
         return Cow::Borrowed(properties);
     }
