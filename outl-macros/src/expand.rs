@@ -185,7 +185,7 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
                 payload: #payload,
                 drops: &[#(#drops),*],
                 annotations: #annotations,
-                params: <#args as #rt::ToolFields>::FIELDS,
+                params: #fn_ident::ARGS_FIELDS,
             };
 
             fn input_schema() -> &'static #rt::Map<::std::string::String, #rt::Value> {
@@ -350,7 +350,10 @@ pub fn tool_fields(input: TokenStream) -> TokenStream {
         let (name, ty, is_string, documented) = (&f.wire_name, &f.ty, f.is_string, f.documented);
         quote!(#rt::Field { name: #name, ty: #ty, is_string: #is_string, documented: #documented })
     });
+    // `do_not_recommend`: a type missing the derive is told to add it, not shown the list of
+    // every type that has it (which grows with each tool).
     quote! {
+        #[diagnostic::do_not_recommend]
         impl #impl_generics #rt::ToolFields for #ident #ty_generics #where_clause {
             const FIELDS: &'static [#rt::Field] = &[#(#fields),*];
         }
