@@ -122,7 +122,7 @@ pub use index::{Holder, Index, SearchHit};
 pub use load::Skipped;
 pub use model::{Block, Page, PageKind};
 pub use names::{NameFormat, slug};
-pub use oplog::{Op, PageChange, PageVersion};
+pub use oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
 pub use write::LogPage;
 
 use disk::Durability;
@@ -131,6 +131,7 @@ use load::{Loaded, Origin};
 use oplog::OpLog;
 use sidecar::Sidecar;
 
+use crate::outline::Properties;
 use crate::{Error, ErrorCode};
 
 /// Where outl keeps its own state inside the workspace.
@@ -263,8 +264,16 @@ impl Workspace {
     }
 
     /// Blocks parsed from `md` (a markdown outline), each with a fresh id, ready to insert.
+    /// `key:: value` lines before the first bullet are page properties and are not returned:
+    /// see [`parse_page`](Self::parse_page).
     pub fn parse_blocks(&self, md: &str) -> Vec<Block> {
-        let (_, mut blocks) = format::parse(md);
+        self.parse_page(md).1
+    }
+
+    /// The page properties and the blocks of `md` (a whole page's markdown), each block with
+    /// a fresh id, ready to write.
+    pub fn parse_page(&self, md: &str) -> (Properties, Vec<Block>) {
+        let (properties, mut blocks) = format::parse(md);
         let graph = self
             .graph
             .read()
@@ -283,7 +292,15 @@ impl Workspace {
                 block.id = user.to_string();
             }
         });
-        blocks
+        (properties, blocks)
+    }
+
+    /// What op `seq` changed: the markdown and block ids of each of its pages before and
+    /// after, parallel to [`Op::pages`] (what undo and redo replay).
+    pub fn op_body(&self, seq: u64) -> Result<Body, Error> {
+        let mut w = self.lock_writer();
+        self.catch_up(&mut w, false)?;
+        Ok(w.log.get(seq).map(|(_, body)| body)?)
     }
 
     /// The markdown outl would write for these blocks (ids are never written).

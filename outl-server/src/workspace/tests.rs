@@ -633,3 +633,31 @@ fn workspace_is_send_and_sync() {
     fn check<T: Send + Sync>() {}
     check::<Workspace>();
 }
+
+#[test]
+fn parse_page_keeps_page_properties_and_gives_fresh_ids() {
+    let (_dir, ws) = sample_workspace();
+    let (properties, blocks) = ws.parse_page("tags:: work\n\n- one\n\t- two\n");
+    assert_eq!(properties.get("tags").map(String::as_str), Some("work"));
+    assert_eq!(blocks[0].text, "one");
+    assert_eq!(blocks[0].children[0].text, "two");
+    assert!(
+        [&blocks[0].id, &blocks[0].children[0].id]
+            .iter()
+            .all(|id| id.len() == 6 && ws.snapshot().block(id).is_none())
+    );
+    assert!(ws.parse_blocks("tags:: work\n- one\n").len() == 1);
+}
+
+#[test]
+fn op_body_holds_the_ids_before_and_after() {
+    let (_dir, ws) = sample_workspace();
+    let before: Vec<String> = ids_of(&ws, "bob").into_iter().map(|(_, id)| id).collect();
+    let op = ws.delete_page("bob").unwrap();
+    let body = ws.op_body(op.seq).unwrap();
+    assert_eq!(body.pages.len(), op.pages.len());
+    let change = &body.pages[0];
+    assert_eq!(change.before.as_ref().map(|c| &c.ids), Some(&before));
+    assert!(change.after.is_none());
+    assert_eq!(ws.op_body(op.seq + 1).unwrap_err().code, ErrorCode::Io);
+}
