@@ -16,7 +16,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 pub use serde_json::{Map, Value};
 
-pub use self::args::{Problem, decode_args};
+pub use self::args::{Problem, decode_args, invalid_arguments};
 use crate::workspace::Workspace;
 use crate::{Error, ErrorCode};
 

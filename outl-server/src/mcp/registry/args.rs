@@ -44,7 +44,9 @@ pub fn decode_args<A: DeserializeOwned>(
     Err(invalid_arguments(problems))
 }
 
-fn invalid_arguments(problems: Vec<Problem>) -> Error {
+/// `INVALID_ARGUMENTS` listing `problems` in `data.problems`; handlers use it for what the schema
+/// cannot say (two arguments that exclude each other, a malformed date).
+pub fn invalid_arguments(problems: Vec<Problem>) -> Error {
     let summary = problems
         .iter()
         .map(|p| {
