@@ -39,12 +39,8 @@ impl Msg {
             self.len += 1;
             i += 1;
         }
-        // Never leave half a character behind.
-        while self.len > 0
-            && self.len < Msg::CAPACITY
-            && i < bytes.len()
-            && (bytes[i] & 0xC0) == 0x80
-        {
+        // Cut short inside a character (the next byte continues it): take its start back too.
+        while i > 0 && i < bytes.len() && (bytes[i] & 0xC0) == 0x80 {
             self.len -= 1;
             i -= 1;
         }
@@ -518,5 +514,43 @@ pub fn assert_args_returned(
                 show(returned),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_message_is_cut_at_a_character_boundary() {
+        let mut msg = Msg::new();
+        msg.push(&"a".repeat(Msg::CAPACITY - 1));
+        msg.push("é and more");
+        assert_eq!(
+            msg.as_str().len(),
+            Msg::CAPACITY - 1,
+            "the two bytes of é do not fit in one"
+        );
+        msg.push("b");
+        assert!(msg.as_str().ends_with("ab"));
+    }
+
+    #[test]
+    fn toml_keys_and_strings_are_escaped() {
+        let mut msg = Msg::new();
+        msg.push_toml_key("outl.page");
+        msg.push(" ");
+        msg.push_toml_key("page_list-2");
+        msg.push(" ");
+        msg.push_toml_string("say \"hi\"\\\n");
+        assert_eq!(msg.as_str(), r#""outl.page" page_list-2 "say \"hi\"\\\n""#);
+    }
+
+    #[test]
+    fn types_compare_as_written_whitespace_aside() {
+        assert!(same_type("Option<u32>", "Option < u32 >"));
+        assert!(same_type("Vec<(String, u32)>", "Vec<(String,u32)>"));
+        assert!(!same_type("Option<u32>", "Option<u64>"));
+        assert!(!same_type("String", "Strin"));
     }
 }
