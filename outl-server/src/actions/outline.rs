@@ -1,0 +1,208 @@
+//! The handler-layer outline: RFC 0276's `OutlineNode` (the one with block ids, unlike the
+//! parser AST's), page metadata, and the conversions from the workspace model that every
+//! read returning blocks shares.
+
+use chrono::{DateTime, SecondsFormat};
+use serde::Serialize;
+use serde_json::json;
+
+use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker, Token};
+use crate::workspace::{Block, Page, PageKind, Workspace};
+use crate::{Error, ErrorCode};
+
+/// Properties that are structure rather than content: `collapsed` becomes the node's flag,
+/// `id` is the node's id.
+const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
+
+/// One block of a page as handlers return it. On the MCP wire `tokens` is always pruned, and
+/// `todo: null`, `collapsed: false` and empty `properties` are pruned as noise
+/// (`mcp::payload`); `outl call` shows every field.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutlineNode {
+    /// The block id: what every block-targeting tool takes.
+    pub id: String,
+    /// The block text without its leading task marker, property lines not included.
+    pub text: String,
+    /// The task marker the text starts with, if any.
+    pub todo: Option<TaskMarker>,
+    /// `collapsed:: true` on the block.
+    pub collapsed: bool,
+    /// The block's properties, without `collapsed` and `id`.
+    pub properties: Properties,
+    /// `text` tokenized for renderers (their sources, joined, are `text`).
+    pub tokens: Vec<Token>,
+    pub children: Vec<OutlineNode>,
+    /// How many children a `depth` limit left out (`children` is empty then).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub children_omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl OutlineNode {
+    /// The node of `block` with `levels` levels of blocks, itself included (at least one).
+    pub fn of(block: &Block, levels: usize) -> OutlineNode {
+        let (todo, text) = match outline::task_marker(&block.text) {
+            Some((marker, rest)) => (Some(marker), rest.to_string()),
+            None => (None, block.text.clone()),
+        };
+        let (children, children_omitted) = if levels > 1 {
+            (outline_levels(&block.children, levels - 1), 0)
+        } else {
+            (Vec::new(), block.children.len())
+        };
+        OutlineNode {
+            id: block.id.clone(),
+            tokens: outline::tokenize(&text),
+            text,
+            todo,
+            collapsed: is_collapsed(block),
+            properties: content_properties(&block.properties),
+            children,
+            children_omitted,
+        }
+    }
+}
+
+/// The outline of `blocks`, `depth` levels deep (1: these blocks only); the whole tree when
+/// `None` (the format nests at most [`MAX_DEPTH`] levels).
+pub fn outline(blocks: &[Block], depth: Option<u32>) -> Vec<OutlineNode> {
+    let levels = depth.map_or(MAX_DEPTH, |d| (d as usize).min(MAX_DEPTH));
+    outline_levels(blocks, levels)
+}
+
+fn outline_levels(blocks: &[Block], levels: usize) -> Vec<OutlineNode> {
+    if levels == 0 {
+        return Vec::new();
+    }
+    blocks.iter().map(|b| OutlineNode::of(b, levels)).collect()
+}
+
+/// Whether the block has `collapsed:: true`.
+pub fn is_collapsed(block: &Block) -> bool {
+    block
+        .properties
+        .iter()
+        .any(|(key, value)| key == "collapsed" && value.trim().eq_ignore_ascii_case("true"))
+}
+
+/// A block's properties without the structural ones (`collapsed`, `id`).
+pub fn content_properties(properties: &Properties) -> Properties {
+    properties
+        .iter()
+        .filter(|(key, _)| !STRUCTURAL_PROPERTIES.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
+}
+
+/// Whether a page is an ordinary page or a journal day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Page,
+    Journal,
+}
+
+impl Kind {
+    pub fn of(page: &Page) -> Kind {
+        match page.kind {
+            PageKind::Page => Kind::Page,
+            PageKind::Journal { .. } => Kind::Journal,
+        }
+    }
+}
+
+/// What a page is, apart from its blocks.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PageMeta {
+    /// The name as written (`title::` when the page has one); a journal's is its date.
+    pub name: String,
+    pub kind: Kind,
+    /// The markdown file, relative to the workspace.
+    pub file: String,
+    /// Page properties: the `key:: value` lines before the first bullet.
+    pub properties: Properties,
+    /// Last change, RFC 3339 in UTC.
+    pub updated: String,
+}
+
+impl PageMeta {
+    pub fn of(page: &Page) -> PageMeta {
+        PageMeta {
+            name: page.name.clone(),
+            kind: Kind::of(page),
+            file: page.file.clone(),
+            properties: page.properties.clone(),
+            updated: timestamp(page.updated),
+        }
+    }
+}
+
+/// Unix milliseconds as RFC 3339 in UTC, to the second.
+pub fn timestamp(unix_ms: i64) -> String {
+    DateTime::from_timestamp_millis(unix_ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// The page's markdown exactly as stored in its file.
+pub fn stored_markdown(ws: &Workspace, page: &Page) -> Result<String, Error> {
+    let path = ws.resolve_path(&page.file)?;
+    std::fs::read_to_string(&path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::new(
+            ErrorCode::PageNotFound,
+            format!("{} was deleted outside outl", page.file),
+        )
+        .with_data(json!({ "slug": page.slug, "path": page.file })),
+        _ => Error::new(ErrorCode::Io, format!("cannot read {}: {e}", page.file))
+            .with_data(json!({ "path": page.file })),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(id: &str, text: &str, children: Vec<Block>) -> Block {
+        Block {
+            id: id.into(),
+            text: text.into(),
+            properties: Properties::new(),
+            children,
+        }
+    }
+
+    #[test]
+    fn nodes_split_the_task_marker_and_structural_properties() {
+        let mut b = block("a1", "TODO call [[Bob]]", vec![]);
+        b.properties.insert("collapsed".into(), "true".into());
+        b.properties.insert("id".into(), "a1".into());
+        b.properties.insert("owner".into(), "[[Priya]]".into());
+        let node = OutlineNode::of(&b, 1);
+        assert_eq!(node.text, "call [[Bob]]");
+        assert_eq!(node.todo, Some(TaskMarker::Todo));
+        assert!(node.collapsed);
+        assert_eq!(node.properties.keys().collect::<Vec<_>>(), ["owner"]);
+        assert_eq!(outline::source(&node.tokens), node.text);
+    }
+
+    #[test]
+    fn depth_cuts_the_tree_and_says_where() {
+        let tree = vec![block(
+            "a",
+            "top",
+            vec![block("b", "mid", vec![block("c", "leaf", vec![])])],
+        )];
+        let cut = outline(&tree, Some(2));
+        assert_eq!(cut[0].children[0].id, "b");
+        assert!(cut[0].children[0].children.is_empty());
+        assert_eq!(cut[0].children[0].children_omitted, 1);
+        assert_eq!(cut[0].children_omitted, 0);
+        let whole = outline(&tree, None);
+        assert_eq!(whole[0].children[0].children[0].id, "c");
+        let json = serde_json::to_value(&whole[0]).unwrap();
+        assert!(json.get("children_omitted").is_none());
+    }
+}

@@ -1,0 +1,85 @@
+//! Slicing lists so one call cannot swamp a context window: a `limit` with a default and a
+//! maximum, and an opaque `cursor` that continues where the last call stopped.
+
+use serde::Serialize;
+
+use crate::Error;
+use crate::mcp::registry::{Problem, invalid_arguments};
+
+/// Items per call when `limit` is left out.
+pub const DEFAULT_LIMIT: u32 = 50;
+/// The most items one call returns, whatever `limit` asks.
+pub const MAX_LIMIT: u32 = 200;
+
+/// One slice of a list, and the cursor of the next.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Slice<T> {
+    pub items: Vec<T>,
+    /// Pass as `cursor` to get the next slice; absent at the end.
+    pub next_cursor: Option<String>,
+}
+
+/// `limit` clamped to `1..=MAX_LIMIT`, [`DEFAULT_LIMIT`] when absent.
+pub fn limit(requested: Option<u32>) -> usize {
+    requested.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize
+}
+
+/// The position a cursor stands for; `INVALID_ARGUMENTS` at `/cursor` for one this server did
+/// not hand out.
+pub fn position(cursor: Option<&str>) -> Result<usize, Error> {
+    let Some(cursor) = cursor else {
+        return Ok(0);
+    };
+    cursor.parse().map_err(|_| {
+        invalid_arguments(vec![Problem {
+            pointer: "/cursor".into(),
+            message: format!(
+                "{cursor:?} is not a cursor of this list; pass the next_cursor of the previous \
+                 reply, or leave it out to start at the beginning"
+            ),
+        }])
+    })
+}
+
+/// The slice of `items` after `cursor`, at most `limit` long (see [`limit`]).
+pub fn slice<T>(
+    items: impl IntoIterator<Item = T>,
+    limit_arg: Option<u32>,
+    cursor: Option<&str>,
+) -> Result<Slice<T>, Error> {
+    let start = position(cursor)?;
+    let limit = limit(limit_arg);
+    let mut rest = items.into_iter().skip(start);
+    let items: Vec<T> = rest.by_ref().take(limit).collect();
+    let next_cursor = rest.next().map(|_| (start + items.len()).to_string());
+    Ok(Slice { items, next_cursor })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ErrorCode;
+
+    #[test]
+    fn slices_follow_each_other_to_the_end() {
+        let first = slice(0..5, Some(2), None).unwrap();
+        assert_eq!(first.items, [0, 1]);
+        let second = slice(0..5, Some(2), first.next_cursor.as_deref()).unwrap();
+        assert_eq!(second.items, [2, 3]);
+        let last = slice(0..5, Some(2), second.next_cursor.as_deref()).unwrap();
+        assert_eq!(last.items, [4]);
+        assert_eq!(last.next_cursor, None);
+        let exact = slice(0..4, Some(2), Some("2")).unwrap();
+        assert_eq!((exact.items, exact.next_cursor), (vec![2, 3], None));
+    }
+
+    #[test]
+    fn limits_are_clamped_and_bad_cursors_refused() {
+        assert_eq!(limit(None), DEFAULT_LIMIT as usize);
+        assert_eq!(limit(Some(0)), 1);
+        assert_eq!(limit(Some(10_000)), MAX_LIMIT as usize);
+        let err = slice(0..5, None, Some("abc")).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidArguments);
+        assert_eq!(err.data.unwrap()["problems"][0]["pointer"], "/cursor");
+    }
+}
