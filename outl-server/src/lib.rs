@@ -9,6 +9,7 @@
 extern crate self as outl_server;
 
 pub mod actions;
+pub mod bench;
 pub mod cli;
 mod error;
 pub mod mcp;
