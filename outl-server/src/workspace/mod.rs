@@ -102,6 +102,7 @@ mod model;
 mod names;
 mod oplog;
 mod sidecar;
+mod tree;
 mod write;
 
 #[cfg(test)]
@@ -123,6 +124,7 @@ pub use load::Skipped;
 pub use model::{Block, Page, PageKind};
 pub use names::{NameFormat, slug};
 pub use oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
+pub use tree::Place;
 pub use write::LogPage;
 
 use disk::Durability;
