@@ -128,3 +128,18 @@ fn a_huge_body_is_refused() {
     let init = server.post_json(&initialize(), &[]);
     assert_eq!(init.status, 200);
 }
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_server_even_with_a_stream_open() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let server = HttpServer::start(ws.path(), &[]);
+    let init = server.post_json(&initialize(), &[]);
+    let session = init
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let _stream = server.open_event_stream(&session);
+    let status = server.interrupt();
+    assert!(status.success(), "outl serve exited with {status}");
+}

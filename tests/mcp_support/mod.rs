@@ -201,6 +201,45 @@ impl HttpServer {
         self.post(message.to_string().as_bytes(), headers)
     }
 
+    /// Opens the session's standalone SSE stream (GET /mcp) and leaves it open.
+    pub fn open_event_stream(&self, session: &str) -> TcpStream {
+        let mut stream = TcpStream::connect(&self.addr).expect("connect to outl serve");
+        let request = format!(
+            "GET /mcp HTTP/1.1\r\nHost: {}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\r\n",
+            self.addr
+        );
+        stream.write_all(request.as_bytes()).expect("send GET");
+        stream
+            .set_read_timeout(Some(REPLY_TIMEOUT))
+            .expect("timeout");
+        let mut head = [0u8; 12];
+        stream.read_exact(&mut head).expect("a response head");
+        assert_eq!(&head, b"HTTP/1.1 200", "the event stream opens");
+        stream
+    }
+
+    /// Sends Ctrl-C's signal and waits for the process to end.
+    #[cfg(unix)]
+    pub fn interrupt(mut self) -> std::process::ExitStatus {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill")
+            .args(["-INT", &pid])
+            .status()
+            .expect("run kill");
+        assert!(sent.success());
+        let deadline = std::time::Instant::now() + REPLY_TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("poll outl serve") {
+                return status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "outl serve did not stop on SIGINT"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     fn host_header(&self, headers: &[(&str, &str)]) -> String {
         headers
             .iter()

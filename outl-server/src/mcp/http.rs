@@ -47,11 +47,12 @@ pub async fn serve(server: OutlServer, options: HttpOptions) -> std::io::Result<
     let local = listener.local_addr()?;
     let shutdown = CancellationToken::new();
     let router = router(server, &options, local, shutdown.child_token());
+    let stop = shutdown_signal()?;
     // Scripts and tests read the actual port (`--port 0`) from this line.
     eprintln!("outl: serving MCP at http://{local}/mcp");
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
-            shutdown_signal().await;
+            stop.await;
             tracing::info!("shutting down");
             // Ends open SSE streams, which would otherwise hold the graceful shutdown open.
             shutdown.cancel();
@@ -126,29 +127,26 @@ async fn require_bearer(
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        if let Err(e) = tokio::signal::ctrl_c().await {
-            tracing::error!(error = %e, "cannot listen for Ctrl-C");
-            std::future::pending::<()>().await;
-        }
-    };
+/// Resolves on Ctrl-C or SIGTERM. The handlers are installed here, before the server starts,
+/// not when the returned future is first polled: a signal that came in between would be lost.
+fn shutdown_signal() -> std::io::Result<impl Future<Output = ()>> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut term) => {
-                term.recv().await;
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
             }
-            Err(e) => {
-                tracing::error!(error = %e, "cannot listen for SIGTERM");
-                std::future::pending::<()>().await;
-            }
-        }
-    };
+        })
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {}
-        () = terminate => {}
+    {
+        let mut ctrl_c = tokio::signal::windows::ctrl_c()?;
+        Ok(async move {
+            ctrl_c.recv().await;
+        })
     }
 }
