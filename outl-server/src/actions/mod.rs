@@ -3,11 +3,22 @@
 pub mod history;
 pub mod lookup;
 pub mod outline;
+pub mod pages;
 pub mod paging;
 
 outl_macros::registry! {
     /// Every tool of the server, in `tools/list` order.
     pub static REGISTRY = [
+        pages::outl_page_list,
+        pages::outl_page_get,
+        pages::outl_page_render,
+        pages::outl_page_create,
+        pages::outl_page_rename,
+        pages::outl_page_delete,
+        pages::outl_page_update,
+        pages::outl_page_append,
+        pages::outl_page_backlinks,
+        pages::outl_page_reconcile,
         history::outl_workspace_info,
     ];
 }

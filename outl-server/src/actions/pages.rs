@@ -1,0 +1,690 @@
+//! Pages: list, read, render, create, rename, delete, replace, append, backlinks, reconcile.
+//!
+//! The writes that take markdown share three helpers ([`create`], [`replace`], [`append`]),
+//! which `outl_import_md` and `outl_daily_append` use too.
+
+use std::collections::{BTreeSet, HashSet};
+
+use outl_macros::{ToolFields, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::lookup;
+use super::outline::{self, OutlineNode, PageMeta, content_properties};
+use super::paging;
+use crate::Error;
+use crate::mcp::registry::{Problem, invalid_arguments};
+use crate::outline::{Document, OutlineNode as AstNode, Token};
+use crate::workspace::{Block, Content, Graph, Page, Workspace, carry_ids, slug};
+
+/// How many `((ref))`s deep a rendered page follows a referenced block that refers to
+/// another: enough for quotes of quotes, and a cycle cannot loop.
+const REF_DEPTH: usize = 3;
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+/// Which page.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PageRef {
+    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    pub slug: String,
+}
+
+/// Which page, and how deep to read it.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PageTreeArgs {
+    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    pub slug: String,
+    /// Levels of blocks to return (1: top-level blocks only); the whole tree when left out.
+    /// A node whose children were cut says how many in `children_omitted`.
+    #[schemars(range(min = 1))]
+    pub depth: Option<u32>,
+}
+
+/// Which kind of pages a list holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KindFilter {
+    /// Ordinary pages.
+    #[default]
+    Page,
+    /// Journal days.
+    Journal,
+    /// Both.
+    All,
+}
+
+/// Which pages to list.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PageListArgs {
+    /// Only pages whose slug (the lowercased name) starts with this, in any case.
+    pub prefix: Option<String>,
+    /// Only pages directly inside this namespace: `projects` lists `projects/apollo` but not
+    /// `projects/apollo/notes` nor `projects` itself.
+    pub namespace: Option<String>,
+    /// `page` (the default) for ordinary pages, `journal` for journal days, `all` for both.
+    pub kind: Option<KindFilter>,
+    /// Most pages to return: 50 when left out, never more than 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+/// A new page.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PageCreateArgs {
+    /// The page name, case kept (`projects/apollo` makes a namespaced page). An ISO date
+    /// (`2026-12-01`) creates that journal day.
+    pub name: String,
+    /// The page's markdown: optional `key:: value` page properties, then `- ` bullets indented
+    /// by a tab per level. An empty page when left out.
+    pub md: Option<String>,
+}
+
+/// A page and its new name.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PageRenameArgs {
+    /// The page's current name or slug, in any case.
+    pub slug: String,
+    /// The new name, case kept.
+    pub new_name: String,
+}
+
+/// A page and markdown to write to it.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PageWriteArgs {
+    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    pub slug: String,
+    /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
+    /// bullet for its properties.
+    pub md: String,
+}
+
+/// A page and one slice of its backlinks.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct BacklinksArgs {
+    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    pub slug: String,
+    /// Most backlinks to return: 50 when left out, never more than 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results
+
+/// One page of a list.
+#[derive(Debug, Serialize)]
+pub struct PageSummary {
+    pub slug: String,
+    pub name: String,
+    /// Last change, RFC 3339 in UTC.
+    pub updated: String,
+    /// Blocks on the page, nested ones included.
+    pub blocks: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PageList {
+    pub pages: Vec<PageSummary>,
+    /// Pass as `cursor` for the rest; absent when this is the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// A page with its outline: the only place its block ids appear.
+#[derive(Debug, Serialize)]
+pub struct PageRead {
+    pub slug: String,
+    pub meta: PageMeta,
+    pub outline: Vec<OutlineNode>,
+}
+
+/// A page as markdown.
+#[derive(Debug, Serialize, ToolFields)]
+pub struct PageMarkdown {
+    /// As the caller sent it.
+    pub slug: String,
+    pub md: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PageCreated {
+    pub slug: String,
+    pub name: String,
+    /// The markdown file, relative to the workspace.
+    pub file: String,
+    /// The ids of the page's blocks in document order (a block, then its children).
+    pub ids: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PageRenamed {
+    /// The new slug.
+    pub slug: String,
+    pub name: String,
+    pub file: String,
+    /// Slugs of the other pages whose links to it were rewritten.
+    pub rewritten_pages: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PageDeleted {
+    pub slug: String,
+    /// Blocks deleted with it, nested ones included.
+    pub deleted_blocks: usize,
+}
+
+/// What a write of markdown left on a page.
+#[derive(Debug, Serialize)]
+pub struct PageWritten {
+    pub slug: String,
+    /// The ids of the blocks written, in the order of the markdown's bullets (a block, then
+    /// its children).
+    pub ids: Vec<String>,
+    /// Ids of blocks the write removed: references to them no longer resolve.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_ids: Vec<String>,
+}
+
+/// Where a page is linked from.
+#[derive(Debug, Serialize)]
+pub struct Backlink {
+    /// The slug of the linking page.
+    pub page: String,
+    /// The linking block; absent when the link is in the page's own properties.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The block's text, or the linking `key:: value` page property lines.
+    pub text: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Backlinks {
+    pub backlinks: Vec<Backlink>,
+    /// Pass as `cursor` for the rest; absent when this is the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Reconciled {
+    pub slug: String,
+    /// False when the page was not edited outside outl: nothing to adopt.
+    pub reconciled: bool,
+    /// Blocks that kept the id they had before the outside edit.
+    pub kept: usize,
+    /// Ids of blocks the outside edit added.
+    pub new_ids: Vec<String>,
+    /// Ids of blocks the outside edit removed: references to them no longer resolve.
+    pub removed_ids: Vec<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handlers
+
+/// List pages by slug, with each one's name, last change and block count. Ordinary pages by
+/// default; `kind` selects journal days or both. Returns at most `limit` (default 50, max 200)
+/// and a `next_cursor` while more remain.
+#[tool(title = "List pages", read_only, idempotent, payload = json)]
+pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Error> {
+    let graph = ws.snapshot();
+    let kind = args.kind.unwrap_or_default();
+    let prefix = args.prefix.as_deref().map(str::to_lowercase);
+    let namespace = args.namespace.as_deref().map(|ns| {
+        let ns = slug(ns);
+        format!("{}/", ns.trim_end_matches('/'))
+    });
+    let matching = graph.pages().filter(|page| {
+        let wanted_kind = match kind {
+            KindFilter::All => true,
+            KindFilter::Page => page.date().is_none(),
+            KindFilter::Journal => page.date().is_some(),
+        };
+        let in_namespace = namespace.as_deref().is_none_or(|ns| {
+            page.slug
+                .strip_prefix(ns)
+                .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+        });
+        wanted_kind
+            && in_namespace
+            && prefix
+                .as_deref()
+                .is_none_or(|prefix| page.slug.starts_with(prefix))
+    });
+    let slice = paging::slice(matching, args.limit, args.cursor.as_deref())?;
+    Ok(PageList {
+        pages: slice
+            .items
+            .into_iter()
+            .map(|page| PageSummary {
+                slug: page.slug.clone(),
+                name: page.name.clone(),
+                updated: outline::timestamp(page.updated),
+                blocks: page.blocks_preorder().len(),
+            })
+            .collect(),
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// Read a page: its meta (name, kind, file, page properties, last change) and its outline,
+/// every block with the id that block tools take. `depth` cuts the tree.
+#[tool(title = "Read page", read_only, idempotent, payload = json)]
+pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Error> {
+    let graph = ws.snapshot();
+    let page = lookup::page(&graph, &args.slug)?;
+    Ok(PageRead {
+        slug: page.slug.clone(),
+        meta: PageMeta::of(page),
+        outline: outline::outline(&page.blocks, args.depth),
+    })
+}
+
+/// Render a page as markdown for reading: block references `((id))` replaced by the text of
+/// the block they name, `collapsed::` and `id::` properties left out. Carries no block ids:
+/// use `outl_page_get` to edit.
+#[tool(
+    title = "Render page",
+    read_only,
+    idempotent,
+    payload = markdown(md),
+    drops(slug = arg)
+)]
+pub fn outl_page_render(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+    let graph = ws.snapshot();
+    let page = lookup::page(&graph, &args.slug)?;
+    let md = crate::outline::serialize(&Document {
+        properties: page.properties.clone(),
+        blocks: page
+            .blocks
+            .iter()
+            .map(|b| readable_node(&graph, b))
+            .collect(),
+    });
+    Ok(PageMarkdown {
+        slug: args.slug,
+        md,
+    })
+}
+
+/// Create a page, optionally with markdown content. Returns its slug, name, file and the ids
+/// of its blocks. `PAGE_EXISTS` when a page of that name exists, in any case.
+#[tool(title = "Create page", payload = json)]
+pub fn outl_page_create(ws: &Workspace, args: PageCreateArgs) -> Result<PageCreated, Error> {
+    create(ws, &args.name, args.md.as_deref().unwrap_or_default())
+}
+
+/// Rename a page: its file follows the new name, and every `[[link]]`, `#tag`, `tags::` and
+/// `alias::` naming it across the workspace is rewritten, in one undoable step. Returns the
+/// new slug and the pages rewritten.
+#[tool(title = "Rename page", payload = json)]
+pub fn outl_page_rename(ws: &Workspace, args: PageRenameArgs) -> Result<PageRenamed, Error> {
+    // Each linking page's hash before, to tell which ones the rename rewrote.
+    let (old_slug, linking) = {
+        let graph = ws.snapshot();
+        let page = lookup::page(&graph, &args.slug)?;
+        let linking: Vec<(String, String)> = graph
+            .index()
+            .linking_pages(&page.slug)
+            .into_iter()
+            .filter(|source| *source != page.slug)
+            .filter_map(|source| graph.page(source))
+            .map(|source| (source.slug.clone(), source.hash.clone()))
+            .collect();
+        (page.slug.clone(), linking)
+    };
+    let renamed = ws.rename_page(&old_slug, &args.new_name)?;
+    let graph = ws.snapshot();
+    let rewritten_pages = linking
+        .into_iter()
+        .filter(|(source, hash)| graph.page(source).is_some_and(|p| p.hash != *hash))
+        .map(|(source, _)| source)
+        .collect();
+    Ok(PageRenamed {
+        slug: renamed.slug,
+        name: renamed.name,
+        file: renamed.file,
+        rewritten_pages,
+    })
+}
+
+/// Delete a page and its file, with all its blocks; links to it stay, pointing to a page that
+/// no longer exists. `outl_undo` restores it.
+#[tool(title = "Delete page", destructive, payload = json)]
+pub fn outl_page_delete(ws: &Workspace, args: PageRef) -> Result<PageDeleted, Error> {
+    let slug = resolved_slug(ws, &args.slug)?;
+    let op = ws.delete_page(&slug)?;
+    let body = ws.op_body(op.seq)?;
+    let deleted_blocks = body
+        .pages
+        .first()
+        .and_then(|change| change.before.as_ref())
+        .map_or(0, |before| before.ids.len());
+    Ok(PageDeleted {
+        slug,
+        deleted_blocks,
+    })
+}
+
+/// Replace a page's whole content with markdown (page properties, then blocks). Blocks whose
+/// text is unchanged keep their ids. Returns the ids of the blocks written and of those
+/// removed. Refused with `PAGE_MARKDOWN_AHEAD_OF_LOG` while the page file has outside edits.
+#[tool(title = "Replace page", destructive, idempotent, payload = json)]
+pub fn outl_page_update(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritten, Error> {
+    let slug = resolved_slug(ws, &args.slug)?;
+    replace(ws, &slug, &args.md)
+}
+
+/// Append markdown blocks at the end of a page. Returns the new blocks' ids, in the order of
+/// the markdown's bullets.
+#[tool(title = "Append to page", payload = json)]
+pub fn outl_page_append(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritten, Error> {
+    let slug = resolved_slug(ws, &args.slug)?;
+    append(ws, &slug, &args.md)
+}
+
+/// The blocks that link to a page (by `[[link]]`, `#tag`, `tags::` or one of its
+/// `alias::` names), with each one's page, id and text; links in a page's properties come
+/// without an id. Returns at most `limit` (default 50, max 200) and a `next_cursor` while
+/// more remain.
+#[tool(title = "Page backlinks", read_only, idempotent, payload = json)]
+pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backlinks, Error> {
+    let graph = ws.snapshot();
+    let page = lookup::page(&graph, &args.slug)?;
+    let mut targets = vec![page.slug.clone()];
+    for (key, value) in &page.properties {
+        if key.eq_ignore_ascii_case("alias") {
+            targets.extend(
+                crate::outline::property_links(key, value)
+                    .iter()
+                    .map(|a| slug(a)),
+            );
+        }
+    }
+    let mut seen = BTreeSet::new();
+    let holders = targets
+        .iter()
+        .flat_map(|target| graph.index().backlinks(target))
+        .filter(|holder| holder.slug != page.slug && seen.insert(holder.clone()));
+    let slice = paging::slice(holders, args.limit, args.cursor.as_deref())?;
+    let backlinks = slice
+        .items
+        .into_iter()
+        .filter_map(|holder| {
+            let source = graph.page(&holder.slug)?;
+            let text = match &holder.block {
+                Some(id) => source.find_block(id)?.1.text.clone(),
+                None => linking_properties(source, &targets),
+            };
+            Some(Backlink {
+                page: holder.slug,
+                id: holder.block,
+                text,
+            })
+        })
+        .collect();
+    Ok(Backlinks {
+        backlinks,
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// Adopt a page file edited outside outl, as it is now, so writes to it are accepted again.
+/// Blocks keep their ids where their text (else their place) is unchanged. Returns how many
+/// kept their id and the ids the outside edit added and removed.
+#[tool(title = "Reconcile page", idempotent, payload = json)]
+pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, Error> {
+    let slug = resolved_slug(ws, &args.slug)?;
+    let Some(op) = ws.reconcile(&slug)? else {
+        let kept = ws
+            .snapshot()
+            .page(&slug)
+            .map_or(0, |page| page.blocks_preorder().len());
+        return Ok(Reconciled {
+            slug,
+            reconciled: false,
+            kept,
+            new_ids: Vec::new(),
+            removed_ids: Vec::new(),
+        });
+    };
+    let body = ws.op_body(op.seq)?;
+    let (before, after) = body
+        .pages
+        .into_iter()
+        .next()
+        .map_or_else(Default::default, |c| {
+            let ids = |side: Option<Content>| side.map(|content| content.ids).unwrap_or_default();
+            (ids(c.before), ids(c.after))
+        });
+    let before_set: HashSet<&String> = before.iter().collect();
+    let after_set: HashSet<&String> = after.iter().collect();
+    Ok(Reconciled {
+        slug,
+        reconciled: true,
+        kept: after.iter().filter(|id| before_set.contains(id)).count(),
+        new_ids: after
+            .iter()
+            .filter(|id| !before_set.contains(id))
+            .cloned()
+            .collect(),
+        removed_ids: before
+            .iter()
+            .filter(|id| !after_set.contains(id))
+            .cloned()
+            .collect(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The writes of markdown, shared with import and the journal
+
+/// Creates page `name` from `md` (page properties and blocks).
+pub fn create(ws: &Workspace, name: &str, md: &str) -> Result<PageCreated, Error> {
+    let (properties, blocks) = ws.parse_page(md);
+    let page = ws.create_page(name, properties, blocks)?;
+    Ok(PageCreated {
+        ids: preorder_ids(&page.blocks),
+        slug: page.slug,
+        name: page.name,
+        file: page.file,
+    })
+}
+
+/// Replaces the content of the page `slug` with `md`, carrying the ids of unchanged blocks.
+pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error> {
+    let (properties, mut blocks) = ws.parse_page(md);
+    let (ids, removed_ids) = ws
+        .edit("page.update", &[slug], |pages| {
+            let page = &mut pages[0];
+            carry_ids(&page.blocks, &mut blocks);
+            let ids = preorder_ids(&blocks);
+            let kept: HashSet<&String> = ids.iter().collect();
+            let removed: Vec<String> = preorder_ids(&page.blocks)
+                .into_iter()
+                .filter(|id| !kept.contains(id))
+                .collect();
+            page.properties = properties;
+            page.blocks = blocks;
+            Ok((ids, removed))
+        })
+        .map_err(|e| suggest_if_missing(ws, e))?;
+    Ok(PageWritten {
+        slug: slug.to_string(),
+        ids,
+        removed_ids,
+    })
+}
+
+/// Appends the blocks of `md` to the page `slug`. `md` must hold blocks and no page
+/// properties (`INVALID_ARGUMENTS` at `/md`).
+pub fn append(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error> {
+    let (properties, blocks) = ws.parse_page(md);
+    if !properties.is_empty() {
+        return Err(md_problem(
+            "`key:: value` lines before the first bullet are page properties, which cannot be \
+             appended: indent them under a bullet, or change page properties with \
+             outl_page_update",
+        ));
+    }
+    if blocks.is_empty() {
+        return Err(md_problem("no blocks to append: write `- ` bullets"));
+    }
+    let ids = preorder_ids(&blocks);
+    ws.edit("page.append", &[slug], |pages| {
+        pages[0].blocks.extend(blocks);
+        Ok(())
+    })
+    .map_err(|e| suggest_if_missing(ws, e))?;
+    Ok(PageWritten {
+        slug: slug.to_string(),
+        ids,
+        removed_ids: Vec::new(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/// The slug of the page `name` names, or `PAGE_NOT_FOUND` with suggestions.
+fn resolved_slug(ws: &Workspace, name: &str) -> Result<String, Error> {
+    let graph = ws.snapshot();
+    Ok(lookup::page(&graph, name)?.slug.clone())
+}
+
+/// An engine `PAGE_NOT_FOUND` (the page went away between lookup and write) with the
+/// suggestions a lookup gives; other errors unchanged.
+fn suggest_if_missing(ws: &Workspace, error: Error) -> Error {
+    if error.code != crate::ErrorCode::PageNotFound {
+        return error;
+    }
+    let wanted = error
+        .data
+        .as_ref()
+        .and_then(|data| data.get("slug"))
+        .and_then(|slug| slug.as_str())
+        .map(str::to_string);
+    match wanted {
+        Some(wanted) => lookup::page_not_found(&ws.snapshot(), &wanted),
+        None => error,
+    }
+}
+
+fn md_problem(message: &str) -> Error {
+    invalid_arguments(vec![Problem {
+        pointer: "/md".into(),
+        message: message.into(),
+    }])
+}
+
+/// Block ids in document order.
+pub fn preorder_ids(blocks: &[Block]) -> Vec<String> {
+    let mut all = Vec::new();
+    for block in blocks {
+        block.collect_preorder(&mut all);
+    }
+    all.into_iter().map(|b| b.id.clone()).collect()
+}
+
+/// A block as a reader sees it: references resolved, structural properties left out.
+fn readable_node(graph: &Graph, block: &Block) -> AstNode {
+    AstNode {
+        text: resolve_refs(graph, &block.text, REF_DEPTH),
+        properties: content_properties(&block.properties),
+        children: block
+            .children
+            .iter()
+            .map(|child| readable_node(graph, child))
+            .collect(),
+    }
+}
+
+/// `text` with each `((id))` replaced by the referenced block's text (its own references
+/// resolved `depth - 1` levels further), and `[label](((id)))` by its label. A reference to a
+/// missing block stays as written.
+fn resolve_refs(graph: &Graph, text: &str, depth: usize) -> String {
+    if depth == 0 {
+        return text.to_string();
+    }
+    let tokens = crate::outline::tokenize(text);
+    if !tokens_have_refs(&tokens) {
+        return text.to_string();
+    }
+    crate::outline::source(&resolve_tokens(graph, tokens, depth))
+}
+
+fn tokens_have_refs(tokens: &[Token]) -> bool {
+    tokens.iter().any(|token| match token {
+        Token::Ref { .. } => true,
+        Token::Link { url, .. } => is_block_ref(url),
+        Token::Bold { children } | Token::Italic { children, .. } => tokens_have_refs(children),
+        _ => false,
+    })
+}
+
+fn resolve_tokens(graph: &Graph, tokens: Vec<Token>, depth: usize) -> Vec<Token> {
+    let mut out = Vec::with_capacity(tokens.len());
+    for token in tokens {
+        match token {
+            Token::Ref { id } => match graph.block(&id) {
+                Some(at) => out.push(Token::Text {
+                    text: resolve_refs(graph, &at.block.text, depth - 1),
+                }),
+                None => out.push(Token::Ref { id }),
+            },
+            Token::Link { children, url } if is_block_ref(&url) => {
+                out.extend(resolve_tokens(graph, children, depth));
+            }
+            Token::Bold { children } => out.push(Token::Bold {
+                children: resolve_tokens(graph, children, depth),
+            }),
+            Token::Italic {
+                children,
+                underscore,
+            } => out.push(Token::Italic {
+                children: resolve_tokens(graph, children, depth),
+                underscore,
+            }),
+            Token::Link { children, url } => out.push(Token::Link {
+                children: resolve_tokens(graph, children, depth),
+                url,
+            }),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Whether a link target is a block reference, as in `[label](((id)))`.
+fn is_block_ref(url: &str) -> bool {
+    matches!(
+        crate::outline::tokenize(url).as_slice(),
+        [Token::Ref { .. }]
+    )
+}
+
+/// The `key:: value` lines of a page's own properties that link to one of `targets`.
+fn linking_properties(page: &Page, targets: &[String]) -> String {
+    page.properties
+        .iter()
+        .filter(|(key, value)| {
+            crate::outline::property_links(key, value)
+                .iter()
+                .any(|name| targets.contains(&slug(name)))
+        })
+        .map(|(key, value)| format!("{key}:: {value}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
