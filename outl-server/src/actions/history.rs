@@ -1,10 +1,10 @@
-//! The workspace as a whole: what it holds, and (soon) its op log, undo and redo.
+//! The workspace as a whole: what it holds and what needs attention.
 
 use serde::Serialize;
 
 use crate::Error;
 use crate::mcp::registry::NoArgs;
-use crate::workspace::{PageKind, Workspace};
+use crate::workspace::Workspace;
 
 /// What `outl_workspace_info` reports.
 #[derive(Debug, Serialize)]
@@ -16,28 +16,46 @@ pub struct WorkspaceInfo {
     pub journals: usize,
     /// Blocks on every page and journal, nested ones included.
     pub blocks: usize,
+    /// Pages edited outside outl and not reconciled yet: their writes are refused.
+    pub frozen: Vec<FrozenPage>,
     /// The outl version serving it.
     pub version: &'static str,
 }
 
-/// Where the workspace is and how big it is: its folder, the number of pages, journal days
-/// and blocks, and the outl version serving it.
+/// A page whose writes are refused until it is reconciled.
+#[derive(Debug, Serialize)]
+pub struct FrozenPage {
+    pub slug: String,
+    /// The page file, relative to the workspace.
+    pub path: String,
+    /// The lines changed outside outl, `12-15`.
+    pub lines: String,
+    /// The command that adopts the file as it is now.
+    pub recovery_command: String,
+}
+
+/// Where the workspace is and what it holds: its folder, the number of pages, journal days
+/// and blocks, the pages edited outside outl whose writes are refused until they are
+/// reconciled, and the outl version serving it.
 #[outl_macros::tool(title = "Workspace info", read_only, idempotent, payload = json)]
 pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInfo, Error> {
     let graph = ws.snapshot();
-    let (mut pages, mut journals, mut blocks) = (0, 0, 0);
-    for page in graph.pages() {
-        match page.kind {
-            PageKind::Page => pages += 1,
-            PageKind::Journal { .. } => journals += 1,
-        }
-        blocks += page.blocks_preorder().len();
-    }
+    let journals = graph.journals().count();
+    let frozen = graph
+        .frozen()
+        .map(|page| FrozenPage {
+            slug: page.slug.clone(),
+            path: page.path.clone(),
+            lines: page.lines.clone(),
+            recovery_command: page.recovery_command(),
+        })
+        .collect();
     Ok(WorkspaceInfo {
         path: ws.root().display().to_string(),
-        pages,
+        pages: graph.page_count().saturating_sub(journals),
         journals,
-        blocks,
+        blocks: graph.block_count(),
+        frozen,
         version: env!("CARGO_PKG_VERSION"),
     })
 }
