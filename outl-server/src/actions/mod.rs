@@ -1,6 +1,8 @@
 //! Tool handlers, one file per domain, and the registry that lists them.
 
+pub mod export;
 pub mod history;
+pub mod journal;
 pub mod lookup;
 pub mod outline;
 pub mod pages;
@@ -19,6 +21,13 @@ outl_macros::registry! {
         pages::outl_page_append,
         pages::outl_page_backlinks,
         pages::outl_page_reconcile,
+        journal::outl_daily_today,
+        journal::outl_daily_get,
+        journal::outl_daily_list,
+        journal::outl_daily_append,
+        export::outl_export_md,
+        export::outl_export_json,
+        export::outl_import_md,
         history::outl_workspace_info,
     ];
 }

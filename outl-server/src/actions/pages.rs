@@ -528,9 +528,15 @@ pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Erro
     })
 }
 
-/// Appends the blocks of `md` to the page `slug`. `md` must hold blocks and no page
-/// properties (`INVALID_ARGUMENTS` at `/md`).
+/// Appends the blocks of `md` to the page `slug` (see [`blocks_to_append`]).
 pub fn append(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error> {
+    let blocks = blocks_to_append(ws, md)?;
+    append_blocks(ws, slug, blocks)
+}
+
+/// The blocks of `md`, with fresh ids, to append to a page: `INVALID_ARGUMENTS` at `/md`
+/// when it holds page properties (`key:: value` lines before the first bullet) or no block.
+pub fn blocks_to_append(ws: &Workspace, md: &str) -> Result<Vec<Block>, Error> {
     let (properties, blocks) = ws.parse_page(md);
     if !properties.is_empty() {
         return Err(md_problem(
@@ -542,6 +548,11 @@ pub fn append(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error
     if blocks.is_empty() {
         return Err(md_problem("no blocks to append: write `- ` bullets"));
     }
+    Ok(blocks)
+}
+
+/// Appends `blocks` to the page `slug`.
+pub fn append_blocks(ws: &Workspace, slug: &str, blocks: Vec<Block>) -> Result<PageWritten, Error> {
     let ids = preorder_ids(&blocks);
     ws.edit("page.append", &[slug], |pages| {
         pages[0].blocks.extend(blocks);

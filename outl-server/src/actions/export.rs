@@ -1,0 +1,106 @@
+//! A page's markdown and parser AST out, and markdown in.
+
+use outl_macros::{ToolFields, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::lookup;
+use super::outline::stored_markdown;
+use super::pages::{self, PageMarkdown, PageRef};
+use crate::Error;
+use crate::outline::{self, Document};
+use crate::workspace::Workspace;
+
+/// What an import does with the page it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ImportMode {
+    /// Create the page; `PAGE_EXISTS` if it exists.
+    Create,
+    /// Replace the page's content (blocks whose text is unchanged keep their ids); create it
+    /// if it does not exist.
+    Replace,
+    /// Append the blocks to the page; create it if it does not exist.
+    Append,
+}
+
+/// Markdown to bring into a page.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct ImportArgs {
+    /// The page name (an existing page in any case, or the new page's name, case kept); an
+    /// ISO date (`2026-12-01`) names that journal day.
+    pub name: String,
+    /// The page's markdown: `key:: value` page properties (refused when appending to an
+    /// existing page), then `- ` bullets indented by a tab per level.
+    pub md: String,
+    /// `create` a new page, `replace` the page's content, or `append` to it; `replace` and
+    /// `append` create a missing page.
+    pub mode: ImportMode,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Imported {
+    pub slug: String,
+    /// Whether the import created the page.
+    pub created: bool,
+    /// The ids of the blocks written, in the order of the markdown's bullets (a block, then
+    /// its children).
+    pub ids: Vec<String>,
+    /// Ids of blocks a `replace` removed: references to them no longer resolve.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub removed_ids: Vec<String>,
+}
+
+/// A page's markdown exactly as stored in its file, for copying it elsewhere. Carries no
+/// block ids: use `outl_page_get` to edit.
+#[tool(
+    title = "Export page as markdown",
+    read_only,
+    idempotent,
+    payload = markdown(md),
+    drops(slug = arg)
+)]
+pub fn outl_export_md(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+    let page = lookup::page(&ws.snapshot(), &args.slug)?.clone();
+    Ok(PageMarkdown {
+        md: stored_markdown(ws, &page)?,
+        slug: args.slug,
+    })
+}
+
+/// A page parsed into the outline format's AST: `{properties, blocks}`, each block
+/// `{text, properties, children}` with its task marker in the text and without ids. It
+/// deserializes back into the parser's own type.
+#[tool(title = "Export page as JSON", read_only, idempotent, payload = json)]
+pub fn outl_export_json(ws: &Workspace, args: PageRef) -> Result<Document, Error> {
+    let page = lookup::page(&ws.snapshot(), &args.slug)?.clone();
+    Ok(outline::parse(&stored_markdown(ws, &page)?))
+}
+
+/// Bring markdown into a page by name: create it, replace its content, or append to it
+/// (`mode`). Returns its slug, whether it was created, and the ids of the blocks written.
+#[tool(title = "Import markdown", destructive, payload = json)]
+pub fn outl_import_md(ws: &Workspace, args: ImportArgs) -> Result<Imported, Error> {
+    let existing = ws.snapshot().resolve(&args.name).map(|p| p.slug.clone());
+    let written = match (args.mode, existing) {
+        (ImportMode::Replace, Some(slug)) => pages::replace(ws, &slug, &args.md)?,
+        (ImportMode::Append, Some(slug)) => pages::append(ws, &slug, &args.md)?,
+        // A name that exists makes `create` fail with PAGE_EXISTS, as it should.
+        (_, _) => {
+            let created = pages::create(ws, &args.name, &args.md)?;
+            return Ok(Imported {
+                slug: created.slug,
+                created: true,
+                ids: created.ids,
+                removed_ids: Vec::new(),
+            });
+        }
+    };
+    Ok(Imported {
+        slug: written.slug,
+        created: false,
+        ids: written.ids,
+        removed_ids: written.removed_ids,
+    })
+}

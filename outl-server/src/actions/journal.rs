@@ -1,0 +1,270 @@
+//! Journal days: today's, a given day's, the list of days, and appending to a day.
+//!
+//! "Today" is the local date, or `OUTL_TODAY` (`YYYY-MM-DD`) when set, so tests and scripts
+//! can pin it.
+
+use chrono::NaiveDate;
+use outl_macros::{ToolFields, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::outline::{self, OutlineNode, PageMeta, stored_markdown};
+use super::pages;
+use super::paging;
+use crate::mcp::registry::{NoArgs, Problem, invalid_arguments};
+use crate::workspace::{Graph, Page, Workspace};
+use crate::{Error, ErrorCode};
+
+/// The environment variable that overrides today's date.
+pub const TODAY_VAR: &str = "OUTL_TODAY";
+
+/// Journal days a `PAGE_NOT_FOUND` for a day suggests.
+const NEARBY_DAYS: usize = 5;
+
+/// A journal day.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct DateArgs {
+    /// The day, `YYYY-MM-DD`.
+    pub date: String,
+}
+
+/// Which journal days to list.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct DailyListArgs {
+    /// The earliest day to list, `YYYY-MM-DD`, included.
+    pub from: Option<String>,
+    /// The latest day to list, `YYYY-MM-DD`, included.
+    pub to: Option<String>,
+    /// Most days to return: 50 when left out, never more than 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+/// Markdown for a journal day.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct DailyAppendArgs {
+    /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
+    /// bullet for its properties.
+    pub md: String,
+    /// The day, `YYYY-MM-DD`; today when left out.
+    pub date: Option<String>,
+}
+
+/// A journal day in full.
+#[derive(Debug, Serialize)]
+pub struct DailyPage {
+    /// The day, `YYYY-MM-DD`.
+    pub date: String,
+    pub meta: PageMeta,
+    /// The blocks with their ids: what block tools take.
+    pub outline: Vec<OutlineNode>,
+    /// The page's markdown as stored.
+    pub md: String,
+}
+
+/// One journal day of a list.
+#[derive(Debug, Serialize)]
+pub struct DaySummary {
+    pub date: String,
+    /// Blocks on the day, nested ones included.
+    pub blocks: usize,
+    /// Tasks not done nor canceled (TODO, DOING, NOW, LATER, WAITING).
+    pub open_tasks: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DailyList {
+    /// Newest first.
+    pub days: Vec<DaySummary>,
+    /// Pass as `cursor` for the rest; absent when this is the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DailyWritten {
+    /// The day written to, `YYYY-MM-DD`.
+    pub date: String,
+    /// The new blocks' ids, in the order of the markdown's bullets (a block, then its
+    /// children).
+    pub ids: Vec<String>,
+}
+
+/// Today's journal page, created empty if it does not exist yet: its date, meta, the outline
+/// with block ids, and the markdown as stored.
+#[tool(title = "Today's journal", idempotent, payload = json)]
+pub fn outl_daily_today(ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
+    let page = ws.ensure_journal(today()?)?;
+    daily_page(ws, &page)
+}
+
+/// The journal page of a day: its date, meta, the outline with block ids, and the markdown
+/// as stored. `PAGE_NOT_FOUND` with the nearest journal days when the day has no page; it is
+/// not created.
+#[tool(title = "Journal day", read_only, idempotent, payload = json)]
+pub fn outl_daily_get(ws: &Workspace, args: DateArgs) -> Result<DailyPage, Error> {
+    let date = parse_date(&args.date, "/date")?;
+    let page = {
+        let graph = ws.snapshot();
+        journal(&graph, date)?.clone()
+    };
+    daily_page(ws, &page)
+}
+
+/// List journal days, newest first, each with its number of blocks and of open tasks;
+/// `from` and `to` bound the days. Returns at most `limit` (default 50, max 200) and a
+/// `next_cursor` while more remain.
+#[tool(title = "List journal days", read_only, idempotent, payload = json)]
+pub fn outl_daily_list(ws: &Workspace, args: DailyListArgs) -> Result<DailyList, Error> {
+    let from = args
+        .from
+        .as_deref()
+        .map(|d| parse_date(d, "/from"))
+        .transpose()?;
+    let to = args
+        .to
+        .as_deref()
+        .map(|d| parse_date(d, "/to"))
+        .transpose()?;
+    let graph = ws.snapshot();
+    let days = graph.journals().filter_map(|page| {
+        let date = page.date()?;
+        let in_range = from.is_none_or(|from| date >= from) && to.is_none_or(|to| date <= to);
+        in_range.then_some((date, page))
+    });
+    let slice = paging::slice(days, args.limit, args.cursor.as_deref())?;
+    Ok(DailyList {
+        days: slice
+            .items
+            .into_iter()
+            .map(|(date, page)| {
+                let blocks = page.blocks_preorder();
+                DaySummary {
+                    date: date.to_string(),
+                    open_tasks: blocks
+                        .iter()
+                        .filter(|b| {
+                            crate::outline::task_marker(&b.text).is_some_and(|(m, _)| m.is_open())
+                        })
+                        .count(),
+                    blocks: blocks.len(),
+                }
+            })
+            .collect(),
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// Append markdown blocks to a journal day (today when `date` is left out), creating the day
+/// if needed. Returns the day and the new blocks' ids.
+#[tool(title = "Append to journal", payload = json)]
+pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyWritten, Error> {
+    let date = match args.date.as_deref() {
+        Some(date) => parse_date(date, "/date")?,
+        None => today()?,
+    };
+    // Checked before the day is created, so a refused call leaves nothing behind.
+    let blocks = pages::blocks_to_append(ws, &args.md)?;
+    let page = ws.ensure_journal(date)?;
+    let written = pages::append_blocks(ws, &page.slug, blocks)?;
+    Ok(DailyWritten {
+        date: date.to_string(),
+        ids: written.ids,
+    })
+}
+
+fn daily_page(ws: &Workspace, page: &Page) -> Result<DailyPage, Error> {
+    Ok(DailyPage {
+        date: page.slug.clone(),
+        meta: PageMeta::of(page),
+        outline: outline::outline(&page.blocks, None),
+        md: stored_markdown(ws, page)?,
+    })
+}
+
+/// Today: `OUTL_TODAY` when set, else the local date.
+fn today() -> Result<NaiveDate, Error> {
+    match std::env::var(TODAY_VAR) {
+        Ok(value) => iso_date(&value).ok_or_else(|| {
+            Error::new(
+                ErrorCode::InvalidArguments,
+                format!("{TODAY_VAR}={value:?} is not a YYYY-MM-DD date; fix or unset it"),
+            )
+            .with_data(json!({ "env": TODAY_VAR, "value": value }))
+        }),
+        Err(_) => Ok(chrono::Local::now().date_naive()),
+    }
+}
+
+/// A `YYYY-MM-DD` date, exactly.
+fn iso_date(text: &str) -> Option<NaiveDate> {
+    let text = text.trim();
+    if text.len() != "YYYY-MM-DD".len() {
+        return None;
+    }
+    NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()
+}
+
+/// The date of an argument, or `INVALID_ARGUMENTS` at `pointer`.
+fn parse_date(text: &str, pointer: &str) -> Result<NaiveDate, Error> {
+    iso_date(text).ok_or_else(|| {
+        invalid_arguments(vec![Problem {
+            pointer: pointer.to_string(),
+            message: format!("{text:?} is not a date: expected YYYY-MM-DD, e.g. 2026-11-30"),
+        }])
+    })
+}
+
+/// The journal page of `date`, or `PAGE_NOT_FOUND` with the nearest days that have one.
+fn journal(graph: &Graph, date: NaiveDate) -> Result<&Page, Error> {
+    if let Some(page) = graph
+        .resolve(&date.to_string())
+        .filter(|page| page.date() == Some(date))
+    {
+        return Ok(page);
+    }
+    let mut days: Vec<NaiveDate> = graph.journals().filter_map(Page::date).collect();
+    days.sort_by_key(|day| ((*day - date).num_days().abs(), *day));
+    let suggestions: Vec<String> = days
+        .into_iter()
+        .take(NEARBY_DAYS)
+        .map(|day| day.to_string())
+        .collect();
+    Err(Error::new(
+        ErrorCode::PageNotFound,
+        format!("no journal page for {date}"),
+    )
+    .with_data(json!({ "slug": date.to_string(), "suggestions": suggestions })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_exactly_iso() {
+        assert_eq!(
+            iso_date("2026-11-30"),
+            NaiveDate::from_ymd_opt(2026, 11, 30)
+        );
+        for bad in [
+            "2026-1-30",
+            "2026_11_30",
+            "30.11.2026",
+            "2026-02-30",
+            "today",
+            "",
+        ] {
+            assert_eq!(iso_date(bad), None, "{bad}");
+        }
+        let error = parse_date("2026-13-01", "/from").unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidArguments);
+        assert_eq!(error.data.unwrap()["problems"][0]["pointer"], "/from");
+    }
+}
