@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -86,7 +86,9 @@ fn router(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let router = Router::new().route_service("/mcp", mcp);
+    let router = Router::new()
+        .route_service("/mcp", mcp)
+        .layer(middleware::from_fn(session_end_no_content));
     match &options.token {
         Some(token) => {
             let expected = Arc::new(blake3::hash(token.as_bytes()));
@@ -94,6 +96,17 @@ fn router(
         }
         None => router,
     }
+}
+
+/// rmcp answers the DELETE that ends a session with an empty 202; the MCP Python SDK takes
+/// anything but 200 or 204 for a failed termination and logs a warning on every close.
+async fn session_end_no_content(request: Request, next: Next) -> Response {
+    let is_delete = request.method() == Method::DELETE;
+    let mut response = next.run(request).await;
+    if is_delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+    }
+    response
 }
 
 /// Compares digests, whose equality check is constant-time, so the comparison does not
