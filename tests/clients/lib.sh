@@ -41,7 +41,8 @@ start_outl_serve() {
     OUTL_SERVE_URL=
     local _
     for _ in $(seq 200); do
-        OUTL_SERVE_URL=$(sed -n 's/^.*serving MCP at \(http:[^ ]*\).*$/\1/p' "$2")
+        # The URL ends in /mcp: a line still being written does not match.
+        OUTL_SERVE_URL=$(sed -n 's/^.*serving MCP at \(http:[^ ]*\/mcp\)$/\1/p' "$2")
         [[ -n $OUTL_SERVE_URL ]] && return 0
         kill -0 "$OUTL_SERVE_PID" 2> /dev/null || return 1
         sleep 0.05
