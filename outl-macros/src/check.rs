@@ -40,7 +40,7 @@ pub fn tool_decl(
     let mut name: Option<LitStr> = None;
     let mut payload: Option<PayloadSyntax> = None;
     let mut drops: Option<(Ident, Vec<DropSyntax>)> = None;
-    let mut flags: HashMap<&'static str, Ident> = HashMap::new();
+    let mut flags: HashMap<String, Ident> = HashMap::new();
 
     for Entry { key, value } in entries {
         let key_text = key.to_string();
@@ -59,8 +59,7 @@ pub fn tool_decl(
         }
         match (key_text.as_str(), value) {
             (flag, Value::Flag) if FLAGS.contains(&flag) => {
-                let flag = FLAGS.iter().find(|f| **f == flag).copied().unwrap_or_default();
-                flags.insert(flag, key);
+                flags.insert(key_text.clone(), key);
             }
             (flag, _) if FLAGS.contains(&flag) => {
                 cx.error_spanned_by(&key, format!("`{flag}` is a flag: write `{flag}` alone, without a value"));

@@ -105,15 +105,15 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
     // without `ToolFields` is reported once, at the type, and not by every check using it.
     let args_fields = quote!(#fn_ident::ARGS_FIELDS);
     let output_fields = quote!(#fn_ident::OUTPUT_FIELDS);
-    let mut field_lists = vec![quote_spanned! {args.span_tokens()=>
+    let mut field_lists = vec![quote_spanned! {first_span(args)=>
         const ARGS_FIELDS: &'static [#rt::Field] = <#args as #rt::ToolFields>::FIELDS;
     }];
     let mut checks = vec![const_check(
-        args.span_tokens(),
+        first_span(args),
         quote!(#rt::checks::documented_args(#name, #args_text, #args_fields)),
     )];
     if let PayloadDecl::Markdown { kind, field } = &decl.payload {
-        field_lists.push(quote_spanned! {output.span_tokens()=>
+        field_lists.push(quote_spanned! {first_span(output)=>
             const OUTPUT_FIELDS: &'static [#rt::Field] = <#output as #rt::ToolFields>::FIELDS;
         });
         let field_text = field.to_string();
@@ -212,18 +212,13 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
     }
 }
 
-trait SpanTokens {
-    fn span_tokens(&self) -> Span;
-}
-
-impl<T: ToTokens> SpanTokens for T {
-    /// The first token's span: enough for the caret to land on the type.
-    fn span_tokens(&self) -> Span {
-        self.to_token_stream()
-            .into_iter()
-            .next()
-            .map_or_else(Span::call_site, |t| t.span())
-    }
+/// The span of the first token: enough for the caret to land on the type.
+fn first_span(tokens: &impl ToTokens) -> Span {
+    tokens
+        .to_token_stream()
+        .into_iter()
+        .next()
+        .map_or_else(Span::call_site, |t| t.span())
 }
 
 /// A `const` that fails compilation, at `span`, with the message `call` returns (if any).
