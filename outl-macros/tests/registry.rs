@@ -78,6 +78,11 @@ struct DeleteArgs {
     /// Tags that must all be on the page.
     #[serde(default)]
     tags: Vec<String>,
+    /// Days the trash keeps the page. The schema says any u32 and serde takes a u8, so a
+    /// value between them is caught by serde, past the schema check.
+    #[serde(default)]
+    #[schemars(with = "u32")]
+    keep_days: u8,
 }
 
 /// Delete a page.
@@ -87,7 +92,7 @@ fn page_delete(_ws: &Workspace, args: DeleteArgs) -> Result<Value, Error> {
         return Err(Error::new(ErrorCode::PageNotFound, "no such page"));
     }
     Ok(
-        json!({ "deleted": args.slug, "purged": matches!(args.mode, DeleteMode::Purge), "tags": args.tags }),
+        json!({ "deleted": args.slug, "purged": matches!(args.mode, DeleteMode::Purge), "tags": args.tags, "keep_days": args.keep_days }),
     )
 }
 
@@ -305,6 +310,14 @@ fn decoding_lists_every_problem_with_its_pointer() {
             ),
         ]
     );
+
+    let found = problems(
+        "page.delete",
+        json!({ "slug": "a", "mode": "trash", "keep_days": 300 }),
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "/keep_days");
+    assert!(found[0].1.contains("expected u8"), "{found:?}");
 
     assert_eq!(
         problems("page_render", json!(["Home"])),
