@@ -18,12 +18,13 @@ trap cleanup EXIT
 
 # The inspector CLI reads its own package.json relative to the working directory, and its
 # launcher mis-orders arguments when installed alone: run its build/ entry from build/.
+# A hung server must still end the run.
 inspector() {
-    (cd "$INSPECTOR_BUILD" && "$CLIENTS_NODE" index.js "$@") < /dev/null
+    (cd "$INSPECTOR_BUILD" && timeout 120 "$CLIENTS_NODE" index.js "$@") < /dev/null
 }
 
 # json_check FILE DESCRIPTION EXPRESSION: passes when the JavaScript EXPRESSION, with `out`
-# bound to FILE's JSON, `expected` to $EXPECTED parsed, is true.
+# bound to FILE's JSON, `expected` to $EXPECTED parsed (and `fs` to hand), is true.
 json_check() {
     local file=$1 description=$2 expression=$3 verdict
     verdict=$("$CLIENTS_NODE" -e '
@@ -73,6 +74,13 @@ json_check "$workdir/stdio-call.json" "inspector stdio tools/call: compact JSON 
     'out.content[0].text === JSON.stringify(JSON.parse(out.content[0].text))'
 json_check "$workdir/stdio-call.json" "inspector stdio tools/call: outl_workspace_info describes the workspace served" \
     '(r => r.path === expected.path && r.pages === expected.pages && r.journals === expected.journals && r.version === expected.version && r.blocks > 0)(JSON.parse(out.content[0].text))'
+
+# A markdown payload: the raw markdown alone, byte for byte the page's (canonical) file.
+EXPECTED=$(printf '{"file":"%s"}' "$stdio_workspace/pages/Shakshuka.md")
+run_inspector stdio-render "$OUTL_BIN" mcp --workspace "$stdio_workspace" \
+    --method tools/call --tool-name outl_page_render --tool-arg slug=shakshuka
+json_check "$workdir/stdio-render.json" "inspector stdio tools/call: outl_page_render sends the page's markdown as it is on disk" \
+    '!out.isError && !("structuredContent" in out) && out.content.length === 1 && out.content[0].text === fs.readFileSync(expected.file, "utf8")'
 
 # The same client over Streamable HTTP.
 if ! start_outl_serve "$http_workspace" "$workdir/serve.log"; then
