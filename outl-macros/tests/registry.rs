@@ -91,9 +91,12 @@ fn page_delete(_ws: &Workspace, args: DeleteArgs) -> Result<Value, Error> {
     if args.slug == "missing" {
         return Err(Error::new(ErrorCode::PageNotFound, "no such page"));
     }
-    Ok(
-        json!({ "deleted": args.slug, "purged": matches!(args.mode, DeleteMode::Purge), "tags": args.tags, "keep_days": args.keep_days }),
-    )
+    Ok(json!({
+        "deleted": args.slug,
+        "purged": matches!(args.mode, DeleteMode::Purge),
+        "tags": args.tags,
+        "keep_days": args.keep_days,
+    }))
 }
 
 registry! {
