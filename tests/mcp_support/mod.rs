@@ -21,6 +21,8 @@ pub struct StdioSession {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
+    /// Request id of the next [`call`](Self::call); far from the small ids tests pick.
+    next_id: i64,
 }
 
 impl StdioSession {
@@ -53,6 +55,7 @@ impl StdioSession {
             child,
             stdin: Some(stdin),
             lines,
+            next_id: 1000,
         }
     }
 
@@ -106,6 +109,12 @@ impl StdioSession {
         )
     }
 
+    /// A tools/call with the next free request id.
+    pub fn call(&mut self, name: &str, arguments: Value) -> Value {
+        self.next_id += 1;
+        self.call_tool(self.next_id, name, arguments)
+    }
+
     /// Closes stdin and waits for a clean exit.
     pub fn finish(mut self) {
         drop(self.stdin.take());
@@ -134,6 +143,73 @@ pub fn text_of(result: &Value) -> &str {
     result["content"][0]["text"]
         .as_str()
         .unwrap_or_else(|| panic!("no text content in {result}"))
+}
+
+/// The parsed payload of a successful json tool reply, after checking the RFC 0276 shape: no
+/// `structuredContent`, not an error, compact JSON text, and no `tokens` anywhere.
+pub fn json_payload(reply: &Value) -> Value {
+    let result = &reply["result"];
+    assert!(
+        result.get("structuredContent").is_none(),
+        "a success carries no structuredContent: {result}"
+    );
+    assert_ne!(result["isError"], true, "expected a success: {result}");
+    let text = text_of(result);
+    let data: Value =
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("the payload is JSON ({e}): {text}"));
+    assert_eq!(text, data.to_string(), "the payload is compact JSON");
+    assert!(
+        !text.contains("\"tokens\""),
+        "tokens are pruned on the wire: {text}"
+    );
+    data
+}
+
+/// `structuredContent.error` of an error reply, after checking that it is one: `isError`,
+/// the `{ok: false, error}` envelope, and a one-line `CODE: message` text.
+pub fn tool_error(reply: &Value) -> Value {
+    let result = &reply["result"];
+    assert_eq!(result["isError"], true, "expected a tool error: {result}");
+    let structured = &result["structuredContent"];
+    assert_eq!(structured["ok"], false, "{result}");
+    let error = structured["error"].clone();
+    let code = error["code"].as_str().expect("an error code");
+    let text = text_of(result);
+    assert!(
+        text.starts_with(&format!("{code}: ")) && !text.contains('\n'),
+        "the text is a one-line summary: {text}"
+    );
+    error
+}
+
+/// A temporary copy of the demo workspace (`examples/demo`), outl state not included.
+pub fn demo_workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp workspace");
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo");
+    for folder in ["pages", "journals"] {
+        let target = dir.path().join(folder);
+        std::fs::create_dir_all(&target).expect("create folder");
+        for entry in std::fs::read_dir(demo.join(folder)).expect("read the demo") {
+            let entry = entry.expect("demo entry");
+            std::fs::copy(entry.path(), target.join(entry.file_name())).expect("copy a page");
+        }
+    }
+    dir
+}
+
+/// `outl call TOOL --args ARGS` on `workspace`: the printed `{ok, data, error}` envelope.
+pub fn outl_call(workspace: &Path, tool: &str, args: &Value, env: &[(&str, &str)]) -> Value {
+    let output = Command::new(OUTL)
+        .args(["call", tool, "--args"])
+        .arg(args.to_string())
+        .arg("--workspace")
+        .arg(workspace)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run outl call");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("outl call prints JSON ({e}): {stdout}"))
 }
 
 /// An `outl serve --port 0` child and the address it printed.
