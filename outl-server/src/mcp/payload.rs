@@ -101,6 +101,7 @@ fn one_line(message: &str) -> String {
 mod tests {
     use super::*;
     use crate::ErrorCode;
+    use crate::actions::REGISTRY;
     use crate::outline::{Document, OutlineNode};
 
     fn text_of(result: &CallToolResult) -> &str {
@@ -200,6 +201,18 @@ mod tests {
 
     #[test]
     fn journal_reads_keep_their_ids_and_date() {
+        // Their outline is the only place block ids reach the caller, and `date` the only
+        // thing naming the day outl_daily_today opened: flattening them to `md` loses both.
+        for name in ["outl_daily_today", "outl_daily_get"] {
+            let tool = REGISTRY
+                .get(name)
+                .unwrap_or_else(|| panic!("{name} is registered"));
+            assert_eq!(
+                tool.spec.payload,
+                Payload::Json,
+                "{name} must stay a JSON payload"
+            );
+        }
         let data = json!({
             "date": "2026-03-14",
             "meta": {"path": "journals/2026_03_14.md"},
