@@ -8,8 +8,14 @@
 //!
 //! Benchmarks report; they never assert a wall-clock time.
 
+mod client;
 pub mod generate;
+mod latency;
+pub mod prerfc;
+pub mod replies;
 mod rng;
+mod scratch;
+mod stats;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,6 +33,11 @@ enum BenchCommand {
     /// Write a deterministic, realistic Logseq workspace: the same pages and seed give the
     /// same bytes.
     Gen(GenArgs),
+    /// Bytes and o200k tokens of every tool's reply as sent, against the wire before RFC 0276.
+    Replies(replies::RepliesArgs),
+    /// Start-up, memory, and p50/p90/p99 of tools/call over stdio and Streamable HTTP, driving
+    /// the real binary on a scratch copy of the workspace.
+    Latency(latency::LatencyArgs),
 }
 
 #[derive(Debug, Args)]
@@ -45,6 +56,8 @@ struct GenArgs {
 pub fn run(args: &BenchArgs) -> ExitCode {
     let result = match &args.command {
         BenchCommand::Gen(gen_args) => run_gen(gen_args),
+        BenchCommand::Replies(replies_args) => replies::run(replies_args),
+        BenchCommand::Latency(latency_args) => latency::run(latency_args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,0 +1,140 @@
+//! Micro-benchmarks of the hot paths under every call: the outline parser, serializer and
+//! inline tokenizer, the RFC 0276 reply projection of a large real reply, and the index (build
+//! and search).
+//!
+//! Inputs come from `outl bench gen`'s generator: a 2,862-page workspace under `cargo bench`,
+//! 200 pages when `cargo test --all-targets` runs each benchmark once, which keeps CI cheap.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use outl_server::actions::REGISTRY;
+use outl_server::bench::generate::{self, GeneratedPage};
+use outl_server::mcp::payload::tool_success_payload;
+use outl_server::outline::{self, Document};
+use outl_server::workspace::{Index, Page, Workspace};
+use serde_json::json;
+
+/// Whether criterion is measuring (`cargo bench`) rather than running each benchmark once
+/// as a test, which is what it does without `--bench` or with `--test`.
+fn measuring() -> bool {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == "--bench") && !args.iter().any(|a| a == "--test")
+}
+
+fn workspace_pages() -> usize {
+    if measuring() { 2_862 } else { 200 }
+}
+
+fn generated(pages: usize) -> Vec<GeneratedPage> {
+    let mut out = Vec::new();
+    generate::generate(pages, 1, |page| {
+        out.push(page);
+        Ok(())
+    })
+    .expect("in-memory generation cannot fail");
+    out
+}
+
+/// The typical (median-size) and the largest page of a generated workspace.
+fn typical_and_largest(pages: &[GeneratedPage]) -> (&GeneratedPage, &GeneratedPage) {
+    let mut by_size: Vec<&GeneratedPage> = pages.iter().collect();
+    by_size.sort_by_key(|p| p.markdown.len());
+    (by_size[by_size.len() / 2], by_size[by_size.len() - 1])
+}
+
+fn outline_format(c: &mut Criterion) {
+    let pages = generated(workspace_pages());
+    let (typical, largest) = typical_and_largest(&pages);
+    let mut group = c.benchmark_group("outline");
+    for (label, page) in [("typical", typical), ("largest", largest)] {
+        group.throughput(Throughput::Bytes(page.markdown.len() as u64));
+        group.bench_function(format!("parse/{label}"), |b| {
+            b.iter(|| outline::parse(black_box(&page.markdown)))
+        });
+        let document: Document = outline::parse(&page.markdown);
+        group.bench_function(format!("serialize/{label}"), |b| {
+            b.iter(|| outline::serialize(black_box(&document)))
+        });
+        let mut texts = Vec::new();
+        collect_texts(&document.blocks, &mut texts);
+        group.bench_function(format!("tokenize/{label}"), |b| {
+            b.iter(|| {
+                texts
+                    .iter()
+                    .map(|text| outline::tokenize(black_box(text)).len())
+                    .sum::<usize>()
+            })
+        });
+    }
+    group.finish();
+}
+
+fn collect_texts<'a>(blocks: &'a [outline::OutlineNode], out: &mut Vec<&'a str>) {
+    for block in blocks {
+        out.push(&block.text);
+        collect_texts(&block.children, out);
+    }
+}
+
+/// An opened workspace on disk (the index and the reply need the real engine).
+struct Opened {
+    _dir: tempfile::TempDir,
+    ws: Workspace,
+}
+
+fn opened(pages: usize) -> Opened {
+    let dir = tempfile::tempdir().expect("a temp folder");
+    generate::write_workspace(dir.path(), pages, 1).expect("generate");
+    let ws = Workspace::open(dir.path()).expect("open the generated workspace");
+    Opened { _dir: dir, ws }
+}
+
+fn projection(c: &mut Criterion) {
+    let opened = opened(workspace_pages());
+    let largest = {
+        let graph = opened.ws.snapshot();
+        graph
+            .pages()
+            .max_by_key(|p| p.blocks_preorder().len())
+            .map(|p| p.slug.clone())
+            .expect("pages")
+    };
+    let tool = REGISTRY.get("outl_page_get").expect("outl_page_get");
+    let reply = tool
+        .call(&opened.ws, json!({"slug": largest}))
+        .expect("read the largest page");
+    let mut group = c.benchmark_group("projection");
+    group.throughput(Throughput::Bytes(reply.data.to_string().len() as u64));
+    group.bench_function("tool_success_payload/largest page_get", |b| {
+        b.iter(|| tool_success_payload(black_box(&reply)))
+    });
+    group.finish();
+}
+
+fn index(c: &mut Criterion) {
+    let opened = opened(workspace_pages());
+    let graph = opened.ws.snapshot();
+    let pages: Vec<&Page> = graph.pages().collect();
+    let mut group = c.benchmark_group("index");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(pages.len() as u64));
+    group.bench_function("build", |b| {
+        b.iter(|| {
+            let mut index = Index::default();
+            for page in &pages {
+                index.update(None, Some(page));
+            }
+            index
+        })
+    });
+    group.finish();
+    let mut group = c.benchmark_group("search");
+    for query in ["budget", "clinic invoice", "\"draft plan\"", "zzzz"] {
+        group.bench_function(query, |b| b.iter(|| graph.search(black_box(query))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, outline_format, projection, index);
+criterion_main!(benches);
