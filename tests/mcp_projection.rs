@@ -1,0 +1,140 @@
+//! RFC 0276 over the real server: what the MCP projection drops and what it must keep, checked
+//! on what handlers actually produce rather than on hand-written payloads.
+
+mod mcp_support;
+
+use mcp_support::{StdioSession, json_payload, outl_call, text_of};
+use outl_server::mcp::payload::prune_gui_fields;
+use outl_server::outline::Document;
+use serde_json::{Value, json};
+
+const TODAY: &str = "2026-03-14";
+
+/// A page with a task, a collapsed block with a property, and a nested plain block.
+const PAGE_MD: &str = "- TODO call [[Bob]] about #launch\n- shipped\n  collapsed:: true\n  priority:: high\n\t- notes with **bold**\n";
+
+fn walk<'a>(nodes: &'a Value, out: &mut Vec<&'a Value>) {
+    for node in nodes.as_array().into_iter().flatten() {
+        out.push(node);
+        walk(&node["children"], out);
+    }
+}
+
+#[test]
+fn daily_today_over_mcp_returns_ids_a_write_tool_can_use() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let env = [("OUTL_TODAY", TODAY)];
+    let mut session = StdioSession::start_with(ws.path(), &env);
+    session.initialize("2025-06-18");
+
+    let written = json_payload(&session.call_tool(
+        1,
+        "outl_daily_append",
+        json!({"md": "- TODO call Bob\n\t- notes\n"}),
+    ));
+    let written_ids = written["ids"]
+        .as_array()
+        .expect("the new blocks' ids")
+        .clone();
+    assert_eq!(written_ids.len(), 2);
+
+    let today = json_payload(&session.call_tool(2, "outl_daily_today", json!({})));
+    assert_eq!(today["date"], TODAY, "the reply names the day it opened");
+    assert!(
+        today["md"]
+            .as_str()
+            .is_some_and(|md| md.contains("TODO call Bob"))
+    );
+    let mut nodes = Vec::new();
+    walk(&today["outline"], &mut nodes);
+    let ids: Vec<Value> = nodes.iter().map(|node| node["id"].clone()).collect();
+    assert_eq!(ids, written_ids, "the outline carries the block ids");
+    assert_eq!(nodes[0]["todo"], "TODO");
+
+    // The same day by date, as a write tool's caller would re-read it.
+    let day = json_payload(&session.call_tool(3, "outl_daily_get", json!({"date": TODAY})));
+    assert_eq!(day["outline"][0]["id"], written_ids[0]);
+    session.finish();
+}
+
+#[test]
+fn export_json_over_mcp_round_trips_into_the_parser_ast() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let mut session = StdioSession::start(ws.path());
+    session.initialize("2025-06-18");
+    let created = json_payload(&session.call_tool(
+        1,
+        "outl_page_create",
+        json!({"name": "Launch", "md": PAGE_MD}),
+    ));
+    let slug = created["slug"].as_str().expect("a slug").to_owned();
+
+    let sent = json_payload(&session.call_tool(2, "outl_export_json", json!({"slug": slug})));
+    let document: Document = serde_json::from_value(sent.clone())
+        .expect("the export deserializes into the parser's type");
+    assert!(
+        document
+            .blocks
+            .iter()
+            .any(|block| block.properties.is_empty()),
+        "the fixture has blocks without properties, whose empty `properties` must survive"
+    );
+    session.finish();
+
+    let envelope = outl_call(ws.path(), "outl_export_json", &json!({"slug": slug}), &[]);
+    assert_eq!(envelope["ok"], true, "{envelope}");
+    assert_eq!(
+        sent, envelope["data"],
+        "the projection changed the parser AST"
+    );
+}
+
+#[test]
+fn the_projection_drops_only_what_the_caller_can_rederive() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let mut session = StdioSession::start(ws.path());
+    session.initialize("2025-06-18");
+    session.call_tool(
+        1,
+        "outl_page_create",
+        json!({"name": "Launch", "md": PAGE_MD}),
+    );
+    let sent = json_payload(&session.call_tool(2, "outl_page_get", json!({"slug": "launch"})));
+    let rendered = session.call_tool(3, "outl_page_render", json!({"slug": "launch"}));
+    session.finish();
+
+    let envelope = outl_call(ws.path(), "outl_page_get", &json!({"slug": "launch"}), &[]);
+    let mut full = envelope["data"].clone();
+    let mut nodes = Vec::new();
+    walk(&full["outline"], &mut nodes);
+    assert!(
+        nodes.iter().all(|node| node["tokens"].is_array()),
+        "the CLI keeps tokens: {full}"
+    );
+    assert!(
+        nodes
+            .iter()
+            .any(|node| node["collapsed"] == false && node["todo"].is_null())
+    );
+    prune_gui_fields(&mut full);
+    assert_eq!(
+        sent, full,
+        "MCP differs from the CLI by more than the GUI fields"
+    );
+
+    let mut sent_nodes = Vec::new();
+    walk(&sent["outline"], &mut sent_nodes);
+    let shipped = sent_nodes
+        .iter()
+        .find(|node| node["text"] == "shipped")
+        .expect("the collapsed block");
+    assert_eq!(shipped["collapsed"], true);
+    assert_eq!(shipped["properties"]["priority"], "high");
+
+    // A markdown tool sends its markdown alone: the slug it drops is the one the caller sent.
+    let md = text_of(&rendered["result"]);
+    assert!(
+        md.contains("call [[Bob]]") && !md.trim_start().starts_with('{'),
+        "{md}"
+    );
+}
