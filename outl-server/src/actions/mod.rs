@@ -1,5 +1,6 @@
 //! Tool handlers, one file per domain, and the registry that lists them.
 
+pub mod blocks;
 pub mod export;
 pub mod history;
 pub mod journal;
@@ -7,6 +8,7 @@ pub mod lookup;
 pub mod outline;
 pub mod pages;
 pub mod paging;
+pub mod query;
 
 outl_macros::registry! {
     /// Every tool of the server, in `tools/list` order.
@@ -21,6 +23,19 @@ outl_macros::registry! {
         pages::outl_page_append,
         pages::outl_page_backlinks,
         pages::outl_page_reconcile,
+        blocks::outl_block_get,
+        blocks::outl_block_tree,
+        blocks::outl_block_insert,
+        blocks::outl_block_update,
+        blocks::outl_block_delete,
+        blocks::outl_block_move,
+        blocks::outl_block_indent,
+        blocks::outl_block_outdent,
+        blocks::outl_block_todo,
+        blocks::outl_block_property_set,
+        blocks::outl_block_property_remove,
+        blocks::outl_block_collapse,
+        blocks::outl_block_refs,
         journal::outl_daily_today,
         journal::outl_daily_get,
         journal::outl_daily_list,
@@ -28,6 +43,13 @@ outl_macros::registry! {
         export::outl_export_md,
         export::outl_export_json,
         export::outl_import_md,
+        query::outl_search,
+        query::outl_tasks,
+        query::outl_tags,
+        query::outl_tag_get,
+        query::outl_property_query,
+        query::outl_links,
+        query::outl_recent,
         history::outl_workspace_info,
     ];
 }

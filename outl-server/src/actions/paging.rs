@@ -15,6 +15,8 @@ pub const MAX_LIMIT: u32 = 200;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Slice<T> {
     pub items: Vec<T>,
+    /// How long the whole list is.
+    pub total: usize,
     /// Pass as `cursor` to get the next slice; absent at the end.
     pub next_cursor: Option<String>,
 }
@@ -49,10 +51,21 @@ pub fn slice<T>(
 ) -> Result<Slice<T>, Error> {
     let start = position(cursor)?;
     let limit = limit(limit_arg);
-    let mut rest = items.into_iter().skip(start);
-    let items: Vec<T> = rest.by_ref().take(limit).collect();
-    let next_cursor = rest.next().map(|_| (start + items.len()).to_string());
-    Ok(Slice { items, next_cursor })
+    let mut all = items.into_iter();
+    let mut total = 0;
+    let items: Vec<T> = all
+        .by_ref()
+        .inspect(|_| total += 1)
+        .skip(start)
+        .take(limit)
+        .collect();
+    total += all.count();
+    let next_cursor = (start + items.len() < total).then(|| (start + items.len()).to_string());
+    Ok(Slice {
+        items,
+        total,
+        next_cursor,
+    })
 }
 
 #[cfg(test)]
@@ -68,7 +81,9 @@ mod tests {
         assert_eq!(second.items, [2, 3]);
         let last = slice(0..5, Some(2), second.next_cursor.as_deref()).unwrap();
         assert_eq!(last.items, [4]);
-        assert_eq!(last.next_cursor, None);
+        assert_eq!((last.total, last.next_cursor), (5, None));
+        let past_the_end = slice(0..5, None, Some("9")).unwrap();
+        assert!(past_the_end.items.is_empty() && past_the_end.next_cursor.is_none());
         let exact = slice(0..4, Some(2), Some("2")).unwrap();
         assert_eq!((exact.items, exact.next_cursor), (vec![2, 3], None));
     }

@@ -1,0 +1,757 @@
+//! Block tools: read a block or its subtree, write one block at a time (text, place, task
+//! state, properties, folding), and find the blocks that refer to one.
+//!
+//! Every write returns something small to chain on (the block's id and page, and what
+//! changed), never the page. Each is one op in the log: `outl_undo` reverts it.
+
+use outl_macros::{ToolFields, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::lookup;
+use super::outline::OutlineNode;
+use super::paging;
+use super::query::Hit;
+use crate::mcp::registry::{Problem, invalid_arguments};
+use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker};
+use crate::workspace::{Block, Graph, Page, Place, Workspace};
+use crate::{Error, ErrorCode};
+
+/// The property that folds a block.
+const COLLAPSED: &str = "collapsed";
+/// The property that pins a block's id (outl keeps ids itself).
+const ID: &str = "id";
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+/// One block.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct BlockRef {
+    /// The block's id, as page, journal and search reads return it.
+    pub id: String,
+}
+
+/// A block and how deep to read below it.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct BlockTreeArgs {
+    /// The block's id.
+    pub id: String,
+    /// Levels to return, the block itself being level 1; the whole subtree when left out. A
+    /// node whose children were cut says how many in `children_omitted`.
+    #[schemars(range(min = 1))]
+    pub depth: Option<u32>,
+}
+
+/// A new block and where it goes.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct InsertArgs {
+    /// The text of the one new block, which may span lines (lines starting with `- ` stay
+    /// text, they do not become child blocks). Start it with TODO, DOING, LATER … to make it a
+    /// task; set properties with outl_block_property_set.
+    pub text: String,
+    /// Insert as the last child of this block. Give exactly one of parent_id, after_id, page.
+    pub parent_id: Option<String>,
+    /// Insert right after this block, as its next sibling.
+    pub after_id: Option<String>,
+    /// Insert as the last top-level block of this page (slug or name).
+    pub page: Option<String>,
+}
+
+/// A block and its new text.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateArgs {
+    /// The block's id.
+    pub id: String,
+    /// The block's new text. When it does not start with a task marker, the block's current
+    /// marker is kept (clear it with outl_block_todo state "none").
+    pub text: String,
+}
+
+/// A block and where it goes.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct MoveArgs {
+    /// The block to move, with its children.
+    pub id: String,
+    /// Move it to be the last child of this block. Give exactly one of parent_id, after_id,
+    /// page.
+    pub parent_id: Option<String>,
+    /// Move it right after this block, as its next sibling.
+    pub after_id: Option<String>,
+    /// Move it to the end of this page's top level (slug or name).
+    pub page: Option<String>,
+}
+
+/// A task state, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum TaskState {
+    #[serde(rename = "TODO")]
+    Todo,
+    #[serde(rename = "DOING")]
+    Doing,
+    #[serde(rename = "DONE")]
+    Done,
+    #[serde(rename = "LATER")]
+    Later,
+    #[serde(rename = "NOW")]
+    Now,
+    #[serde(rename = "WAITING")]
+    Waiting,
+    #[serde(rename = "CANCELED")]
+    Canceled,
+    #[serde(rename = "none")]
+    None,
+}
+
+impl TaskState {
+    fn marker(self) -> Option<TaskMarker> {
+        match self {
+            TaskState::Todo => Some(TaskMarker::Todo),
+            TaskState::Doing => Some(TaskMarker::Doing),
+            TaskState::Done => Some(TaskMarker::Done),
+            TaskState::Later => Some(TaskMarker::Later),
+            TaskState::Now => Some(TaskMarker::Now),
+            TaskState::Waiting => Some(TaskMarker::Waiting),
+            TaskState::Canceled => Some(TaskMarker::Canceled),
+            TaskState::None => None,
+        }
+    }
+}
+
+/// A block and its task state.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct TodoArgs {
+    /// The block's id.
+    pub id: String,
+    /// The task state to set; "none" makes it a plain block again.
+    pub state: TaskState,
+}
+
+/// A block property to set.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PropertySetArgs {
+    /// The block's id.
+    pub id: String,
+    /// The property key: letters, digits, `_`, `-` and `.` (an existing key in any case is
+    /// replaced). `id` is refused: outl keeps block ids.
+    pub key: String,
+    /// The value, one line; `[[links]]` and `#tags` in it link as in text.
+    pub value: String,
+}
+
+/// A block property to remove.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PropertyRemoveArgs {
+    /// The block's id.
+    pub id: String,
+    /// The property key, in any case.
+    pub key: String,
+}
+
+/// A block to fold or unfold.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct CollapseArgs {
+    /// The block's id.
+    pub id: String,
+    /// true folds the block (its children are hidden in outliners), false unfolds it.
+    pub collapsed: bool,
+}
+
+/// A block whose references to list.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct RefsArgs {
+    /// The block's id.
+    pub id: String,
+    /// Hits per call: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The next_cursor of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+/// A block read alone.
+#[derive(Debug, Serialize)]
+pub struct BlockRead {
+    /// The page's slug.
+    pub page: String,
+    /// The parent block's id; absent at the page's top level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// The block, its children counted in `children_omitted`.
+    pub block: OutlineNode,
+}
+
+/// A block with its subtree.
+#[derive(Debug, Serialize)]
+pub struct BlockTree {
+    /// The page's slug.
+    pub page: String,
+    pub tree: OutlineNode,
+}
+
+/// Where a written block now is.
+#[derive(Debug, Serialize)]
+pub struct Placed {
+    pub id: String,
+    /// The page's slug.
+    pub page: String,
+    /// The parent block's id; absent at the page's top level.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+}
+
+/// A block whose text was written.
+#[derive(Debug, Serialize)]
+pub struct Written {
+    pub id: String,
+    /// The page's slug.
+    pub page: String,
+}
+
+/// What a delete removed.
+#[derive(Debug, Serialize)]
+pub struct Deleted {
+    /// The page's slug.
+    pub page: String,
+    /// Blocks deleted: the block and its descendants.
+    pub deleted: usize,
+}
+
+/// A block's task state after the write.
+#[derive(Debug, Serialize)]
+pub struct TaskSet {
+    pub id: String,
+    /// The page's slug.
+    pub page: String,
+    /// The marker the text now starts with; null for a plain block.
+    pub todo: Option<TaskMarker>,
+}
+
+/// A block's properties after the write.
+#[derive(Debug, Serialize)]
+pub struct PropertiesSet {
+    pub id: String,
+    /// The page's slug.
+    pub page: String,
+    /// Every property of the block, as written.
+    pub properties: Properties,
+}
+
+/// A block's properties after a removal.
+#[derive(Debug, Serialize)]
+pub struct PropertyRemoved {
+    pub id: String,
+    /// The page's slug.
+    pub page: String,
+    /// Whether the block had the property (false: nothing was written).
+    pub removed: bool,
+    /// Every property of the block, as written.
+    pub properties: Properties,
+}
+
+/// A block's folding after the write.
+#[derive(Debug, Serialize)]
+pub struct Folded {
+    pub id: String,
+    /// The page's slug.
+    pub page: String,
+    pub collapsed: bool,
+}
+
+/// Blocks referring to a block.
+#[derive(Debug, Serialize)]
+pub struct Refs {
+    pub id: String,
+    /// Blocks containing `((id))`, by page and document order.
+    pub refs: Vec<Hit>,
+    pub total: usize,
+    /// Pass as `cursor` for more; absent at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reads
+
+/// One block: its text, task state, properties and how many children it has, with its page
+/// and parent. Use outl_block_tree for its children.
+#[tool(title = "Get block", read_only, idempotent, payload = json)]
+pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error> {
+    let graph = ws.snapshot();
+    let at = lookup::block(&graph, &args.id)?;
+    Ok(BlockRead {
+        page: at.page.slug.clone(),
+        parent: parent_id(at.page, &args.id),
+        block: OutlineNode::of(at.block, 1),
+    })
+}
+
+/// A block with its children, as deep as `depth` asks (the whole subtree by default), every
+/// node with its id.
+#[tool(title = "Block tree", read_only, idempotent, payload = json)]
+pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree, Error> {
+    let graph = ws.snapshot();
+    let at = lookup::block(&graph, &args.id)?;
+    Ok(BlockTree {
+        page: at.page.slug.clone(),
+        tree: OutlineNode::of(at.block, args.depth.map_or(MAX_DEPTH, |d| d as usize)),
+    })
+}
+
+/// The blocks that refer to a block with `((id))`, with their page and text. Returns at most
+/// `limit` (50 by default, 200 at most) and a `next_cursor` when more remain.
+#[tool(title = "Block references", read_only, idempotent, payload = json)]
+pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
+    let graph = ws.snapshot();
+    lookup::block(&graph, &args.id)?;
+    let holders = graph.index().block_refs(&args.id);
+    let slice = paging::slice(
+        holders.iter().map(|h| Hit::of(&graph, h)),
+        args.limit,
+        args.cursor.as_deref(),
+    )?;
+    Ok(Refs {
+        id: args.id,
+        refs: slice.items,
+        total: slice.total,
+        next_cursor: slice.next_cursor,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writes
+
+/// Add one block: as the last child of `parent_id`, right after `after_id`, or at the end of
+/// `page` (exactly one of the three). Returns the new block's id, its page and parent.
+#[tool(title = "Insert block", payload = json)]
+pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Error> {
+    let (slug, anchor) = destination(
+        &ws.snapshot(),
+        args.parent_id.as_deref(),
+        args.after_id.as_deref(),
+        args.page.as_deref(),
+    )?;
+    let block = new_block(ws, &args.text)?;
+    let id = block.id.clone();
+    ws.edit("block.insert", &[&slug], |pages| {
+        let page = &mut pages[0];
+        put(page, &anchor, block)?;
+        placed(page, &id)
+    })
+}
+
+/// Replace a block's text (its children and properties stay). The task marker is kept unless
+/// the new text starts with one. Returns the block's id and page.
+#[tool(title = "Update block", destructive, idempotent, payload = json)]
+pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Error> {
+    edit_block(ws, "block.update", &args.id, |page, block| {
+        block.text = match outline::task_marker(&args.text) {
+            Some(_) => args.text.clone(),
+            None => {
+                let kept = outline::task_marker(&block.text).map(|(marker, _)| marker);
+                outline::set_task_marker(&args.text, kept)
+            }
+        };
+        Ok(Written {
+            id: block.id.clone(),
+            page: page.to_string(),
+        })
+    })
+}
+
+/// Delete a block and all its children. Returns the page and how many blocks were deleted;
+/// outl_undo brings them back.
+#[tool(title = "Delete block", destructive, payload = json)]
+pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Error> {
+    let slug = page_of(ws, &args.id)?;
+    ws.edit("block.delete", &[&slug], |pages| {
+        let page = &mut pages[0];
+        let block = page
+            .take_block(&args.id)
+            .ok_or_else(|| lookup::block_not_found(&args.id))?;
+        Ok(Deleted {
+            page: page.slug.clone(),
+            deleted: block.subtree_len(),
+        })
+    })
+}
+
+/// Move a block with its children: to be the last child of `parent_id`, right after
+/// `after_id`, or to the end of `page` (exactly one), on its page or another. A block cannot
+/// move under or after itself or its own descendants. Returns its id, page and parent.
+#[tool(title = "Move block", payload = json)]
+pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> {
+    let (from, (to, anchor)) = {
+        let graph = ws.snapshot();
+        let from = lookup::block(&graph, &args.id)?.page.slug.clone();
+        let destination = destination(
+            &graph,
+            args.parent_id.as_deref(),
+            args.after_id.as_deref(),
+            args.page.as_deref(),
+        )?;
+        (from, destination)
+    };
+    let slugs: Vec<&str> = if from == to {
+        vec![&from]
+    } else {
+        vec![&from, &to]
+    };
+    // The destination is the last page of the edit (the only one when it is the source).
+    let target = slugs.len() - 1;
+    ws.edit("block.move", &slugs, |pages| {
+        let block = pages[0]
+            .take_block(&args.id)
+            .ok_or_else(|| lookup::block_not_found(&args.id))?;
+        if let Some((field, anchor_id)) = anchor.block_id()
+            && block.contains(anchor_id)
+        {
+            return Err(invalid_arguments(vec![Problem {
+                pointer: format!("/{field}"),
+                message: format!(
+                    "{anchor_id:?} is the moved block or one of its descendants: a block cannot \
+                     move under or after itself"
+                ),
+            }]));
+        }
+        let target = &mut pages[target];
+        put(target, &anchor, block)?;
+        placed(target, &args.id)
+    })
+}
+
+/// Indent a block: it becomes the last child of the block above it (its previous sibling),
+/// with its own children. Returns its id, page and new parent.
+#[tool(title = "Indent block", payload = json)]
+pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
+    let slug = page_of(ws, &args.id)?;
+    ws.edit("block.indent", &[&slug], |pages| {
+        let page = &mut pages[0];
+        let (mut path, _) = page
+            .find_block(&args.id)
+            .ok_or_else(|| lookup::block_not_found(&args.id))?;
+        let Some(last) = path.last_mut().filter(|last| **last > 0) else {
+            return Err(not_possible(
+                "the block is the first of its siblings: there is no block above it to indent \
+                 it under",
+            ));
+        };
+        *last -= 1;
+        let previous = page
+            .block_at(&path)
+            .map(|b| b.id.clone())
+            .ok_or_else(|| lookup::block_not_found(&args.id))?;
+        let block = page
+            .take_block(&args.id)
+            .ok_or_else(|| lookup::block_not_found(&args.id))?;
+        put(page, &Anchor::LastChildOf(previous), block)?;
+        placed(page, &args.id)
+    })
+}
+
+/// Outdent a block: it moves out of its parent to sit right after it, with its own children
+/// (its later siblings stay under the parent). Returns its id, page and new parent.
+#[tool(title = "Outdent block", payload = json)]
+pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
+    let slug = page_of(ws, &args.id)?;
+    ws.edit("block.outdent", &[&slug], |pages| {
+        let page = &mut pages[0];
+        let parent = parent_id(page, &args.id).ok_or_else(|| match page.find_block(&args.id) {
+            Some(_) => not_possible("the block is already at the page's top level"),
+            None => lookup::block_not_found(&args.id),
+        })?;
+        let block = page
+            .take_block(&args.id)
+            .ok_or_else(|| lookup::block_not_found(&args.id))?;
+        put(page, &Anchor::After(parent), block)?;
+        placed(page, &args.id)
+    })
+}
+
+/// Set a block's task state (tick a task: state DONE), or remove it with "none". The rest of
+/// the text is kept. Returns the block's id, page and new state.
+#[tool(title = "Set task state", idempotent, payload = json)]
+pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error> {
+    let marker = args.state.marker();
+    edit_block(ws, "block.todo", &args.id, |page, block| {
+        block.text = outline::set_task_marker(&block.text, marker);
+        Ok(TaskSet {
+            id: block.id.clone(),
+            page: page.to_string(),
+            todo: marker,
+        })
+    })
+}
+
+/// Set a property (`key:: value`) of a block, replacing the key's current value. Returns the
+/// block's properties.
+#[tool(title = "Set block property", destructive, idempotent, payload = json)]
+pub fn outl_block_property_set(
+    ws: &Workspace,
+    args: PropertySetArgs,
+) -> Result<PropertiesSet, Error> {
+    let value = args.value.trim_matches([' ', '\t']);
+    let mut problems = Vec::new();
+    if !outline::is_property_key(&args.key) {
+        problems.push(Problem {
+            pointer: "/key".into(),
+            message: format!(
+                "{:?} is not a property key: use letters, digits, `_`, `-` and `.`",
+                args.key
+            ),
+        });
+    } else if args.key.eq_ignore_ascii_case(ID) {
+        problems.push(Problem {
+            pointer: "/key".into(),
+            message: "a block's id is kept by outl and cannot be set".into(),
+        });
+    }
+    if !outline::is_property_value(value) {
+        problems.push(Problem {
+            pointer: "/value".into(),
+            message: "a property value is one line".into(),
+        });
+    }
+    if !problems.is_empty() {
+        return Err(invalid_arguments(problems));
+    }
+    edit_block(ws, "block.property_set", &args.id, |page, block| {
+        set_property(&mut block.properties, &args.key, Some(value));
+        Ok(PropertiesSet {
+            id: block.id.clone(),
+            page: page.to_string(),
+            properties: block.properties.clone(),
+        })
+    })
+}
+
+/// Remove a property from a block; removing one it does not have changes nothing. Returns
+/// whether it was there and the block's properties.
+#[tool(title = "Remove block property", destructive, idempotent, payload = json)]
+pub fn outl_block_property_remove(
+    ws: &Workspace,
+    args: PropertyRemoveArgs,
+) -> Result<PropertyRemoved, Error> {
+    edit_block(ws, "block.property_remove", &args.id, |page, block| {
+        let removed = set_property(&mut block.properties, &args.key, None);
+        Ok(PropertyRemoved {
+            id: block.id.clone(),
+            page: page.to_string(),
+            removed,
+            properties: block.properties.clone(),
+        })
+    })
+}
+
+/// Fold (collapsed true) or unfold a block, as outliners show it: `collapsed:: true` on the
+/// block. Returns the block's id, page and folding.
+#[tool(title = "Collapse block", idempotent, payload = json)]
+pub fn outl_block_collapse(ws: &Workspace, args: CollapseArgs) -> Result<Folded, Error> {
+    edit_block(ws, "block.collapse", &args.id, |page, block| {
+        let value = args.collapsed.then_some("true");
+        set_property(&mut block.properties, COLLAPSED, value);
+        Ok(Folded {
+            id: block.id.clone(),
+            page: page.to_string(),
+            collapsed: args.collapsed,
+        })
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/// Where a block goes, owning the ids it names (a [`Place`] borrows them).
+#[derive(Debug)]
+enum Anchor {
+    LastChildOf(String),
+    After(String),
+    End,
+}
+
+impl Anchor {
+    fn place(&self) -> Place<'_> {
+        match self {
+            Anchor::LastChildOf(id) => Place::LastChildOf(id),
+            Anchor::After(id) => Place::After(id),
+            Anchor::End => Place::End,
+        }
+    }
+
+    /// The argument that named the anchor block, and its id.
+    fn block_id(&self) -> Option<(&'static str, &str)> {
+        match self {
+            Anchor::LastChildOf(id) => Some(("parent_id", id)),
+            Anchor::After(id) => Some(("after_id", id)),
+            Anchor::End => None,
+        }
+    }
+}
+
+/// The page slug and the place named by exactly one of `parent_id`, `after_id` and `page`.
+fn destination(
+    graph: &Graph,
+    parent_id: Option<&str>,
+    after_id: Option<&str>,
+    page: Option<&str>,
+) -> Result<(String, Anchor), Error> {
+    let given: Vec<&str> = [
+        ("parent_id", parent_id),
+        ("after_id", after_id),
+        ("page", page),
+    ]
+    .into_iter()
+    .filter_map(|(name, value)| value.map(|_| name))
+    .collect();
+    match (parent_id, after_id, page) {
+        (Some(id), None, None) => Ok((
+            lookup::block(graph, id)?.page.slug.clone(),
+            Anchor::LastChildOf(id.to_string()),
+        )),
+        (None, Some(id), None) => Ok((
+            lookup::block(graph, id)?.page.slug.clone(),
+            Anchor::After(id.to_string()),
+        )),
+        (None, None, Some(name)) => Ok((lookup::page(graph, name)?.slug.clone(), Anchor::End)),
+        (None, None, None) => Err(invalid_arguments(vec![Problem {
+            pointer: String::new(),
+            message: "say where the block goes: give one of parent_id, after_id or page".into(),
+        }])),
+        _ => Err(invalid_arguments(
+            given
+                .iter()
+                .map(|name| Problem {
+                    pointer: format!("/{name}"),
+                    message: format!(
+                        "give only one of parent_id, after_id and page (got {})",
+                        given.join(", ")
+                    ),
+                })
+                .collect(),
+        )),
+    }
+}
+
+/// Puts `block` at `anchor` on `page`: `BLOCK_NOT_FOUND` when the anchor block is no longer
+/// there.
+fn put(page: &mut Page, anchor: &Anchor, block: Block) -> Result<(), Error> {
+    // Only an anchor block can be missing: the end of a page is always there.
+    page.put_block(anchor.place(), block)
+        .map_err(|_| lookup::block_not_found(anchor.block_id().map_or("", |(_, id)| id)))
+}
+
+/// The block's place after a write; `INVALID_ARGUMENTS` when the write would nest blocks
+/// deeper than outl keeps them.
+fn placed(page: &Page, id: &str) -> Result<Placed, Error> {
+    let (path, block) = page
+        .find_block(id)
+        .ok_or_else(|| lookup::block_not_found(id))?;
+    if path.len() + height(block) - 1 > MAX_DEPTH {
+        return Err(not_possible(&format!(
+            "this would nest blocks deeper than {MAX_DEPTH} levels"
+        )));
+    }
+    Ok(Placed {
+        id: id.to_string(),
+        page: page.slug.clone(),
+        parent: parent_id(page, id),
+    })
+}
+
+/// Levels in a block's subtree, the block included.
+fn height(block: &Block) -> usize {
+    1 + block.children.iter().map(height).max().unwrap_or(0)
+}
+
+/// The id of the block's parent; `None` at the top level (or when it is not on the page).
+fn parent_id(page: &Page, id: &str) -> Option<String> {
+    let (path, _) = page.find_block(id)?;
+    let parent = path.split_last().map(|(_, up)| up)?;
+    page.block_at(parent).map(|b| b.id.clone())
+}
+
+/// The slug of the page holding the block.
+fn page_of(ws: &Workspace, id: &str) -> Result<String, Error> {
+    Ok(lookup::block(&ws.snapshot(), id)?.page.slug.clone())
+}
+
+/// One op changing one block in place: `f` gets the page's slug and the block.
+fn edit_block<R>(
+    ws: &Workspace,
+    kind: &str,
+    id: &str,
+    f: impl FnOnce(&str, &mut Block) -> Result<R, Error>,
+) -> Result<R, Error> {
+    let slug = page_of(ws, id)?;
+    ws.edit(kind, &[&slug], |pages| {
+        let page = &mut pages[0];
+        let slug = page.slug.clone();
+        let block = page
+            .find_block_mut(id)
+            .ok_or_else(|| lookup::block_not_found(id))?;
+        f(&slug, block)
+    })
+}
+
+/// A block with `text` exactly as the page will hold it, and a fresh id. Rendering then
+/// parsing applies the format's normalisation and escapes, so the text stays one block.
+fn new_block(ws: &Workspace, text: &str) -> Result<Block, Error> {
+    let draft = Block {
+        id: String::new(),
+        text: text.to_string(),
+        properties: Properties::new(),
+        children: Vec::new(),
+    };
+    let mut parsed = ws.parse_blocks(&ws.render_blocks(&[draft]));
+    match (parsed.pop(), parsed.is_empty()) {
+        (Some(block), true) => Ok(block),
+        _ => Err(Error::new(
+            ErrorCode::Internal,
+            "the block's markdown did not read back as one block",
+        )),
+    }
+}
+
+/// Sets (`Some`) or removes (`None`) a property, matching the key in any case and keeping its
+/// place; returns whether the key was there.
+fn set_property(properties: &mut Properties, key: &str, value: Option<&str>) -> bool {
+    let existing = properties.keys().position(|k| k.eq_ignore_ascii_case(key));
+    match (existing, value) {
+        (Some(at), Some(value)) => {
+            if let Some((_, v)) = properties.get_index_mut(at) {
+                *v = value.to_string();
+            }
+            true
+        }
+        (Some(at), None) => {
+            properties.shift_remove_index(at);
+            true
+        }
+        (None, Some(value)) => {
+            properties.insert(key.to_string(), value.to_string());
+            false
+        }
+        (None, None) => false,
+    }
+}
+
+/// `INVALID_ARGUMENTS` about the block `id` names: the request cannot be done where it is.
+fn not_possible(why: &str) -> Error {
+    invalid_arguments(vec![Problem {
+        pointer: "/id".into(),
+        message: why.to_string(),
+    }])
+}

@@ -1,0 +1,541 @@
+//! Query tools: full-text search, tasks, tags, properties, a page's outgoing links and the
+//! recently changed pages, all answered from the workspace index.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use outl_macros::{ToolFields, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::lookup;
+use super::outline::timestamp;
+use super::paging;
+use crate::Error;
+use crate::mcp::registry::{Problem, invalid_arguments};
+use crate::outline::{self, TaskMarker};
+use crate::workspace::{Block, Graph, Holder, Page, Workspace, slug};
+
+/// The page property that gives a page other names.
+const ALIAS: &str = "alias";
+
+/// Where a query found something: a block (its id and its text as written, task marker
+/// included), or a page through its own properties (no id).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Hit {
+    /// The page's slug.
+    pub page: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+impl Hit {
+    /// The hit of an index holder, its block's text read from `graph`.
+    pub fn of(graph: &Graph, holder: &Holder) -> Hit {
+        Hit {
+            page: holder.slug.clone(),
+            id: holder.block.clone(),
+            text: holder
+                .block
+                .as_deref()
+                .and_then(|id| graph.block(id))
+                .map(|at| at.block.text.clone()),
+        }
+    }
+
+    fn block(page: &Page, block: &Block) -> Hit {
+        Hit {
+            page: page.slug.clone(),
+            id: Some(block.id.clone()),
+            text: Some(block.text.clone()),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+/// A full-text search.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct SearchArgs {
+    /// Words a block must all contain (any case); put a phrase in double quotes to require
+    /// its words in that order.
+    pub query: String,
+    /// Hits per call: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The next_cursor of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+/// Which tasks to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+pub enum TaskFilter {
+    #[default]
+    #[serde(rename = "open")]
+    Open,
+    #[serde(rename = "all")]
+    All,
+    #[serde(rename = "TODO")]
+    Todo,
+    #[serde(rename = "DOING")]
+    Doing,
+    #[serde(rename = "DONE")]
+    Done,
+    #[serde(rename = "LATER")]
+    Later,
+    #[serde(rename = "NOW")]
+    Now,
+    #[serde(rename = "WAITING")]
+    Waiting,
+    #[serde(rename = "CANCELED")]
+    Canceled,
+}
+
+impl TaskFilter {
+    fn markers(self) -> Vec<TaskMarker> {
+        let one = |marker| vec![marker];
+        match self {
+            TaskFilter::Open => TaskMarker::ALL
+                .into_iter()
+                .filter(|m| m.is_open())
+                .collect(),
+            TaskFilter::All => TaskMarker::ALL.to_vec(),
+            TaskFilter::Todo => one(TaskMarker::Todo),
+            TaskFilter::Doing => one(TaskMarker::Doing),
+            TaskFilter::Done => one(TaskMarker::Done),
+            TaskFilter::Later => one(TaskMarker::Later),
+            TaskFilter::Now => one(TaskMarker::Now),
+            TaskFilter::Waiting => one(TaskMarker::Waiting),
+            TaskFilter::Canceled => one(TaskMarker::Canceled),
+        }
+    }
+}
+
+/// Which tasks, where.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct TasksArgs {
+    /// A task state, "open" (TODO, DOING, LATER, NOW and WAITING; the default) or "all".
+    pub state: Option<TaskFilter>,
+    /// Only the tasks of this page (slug or name; a journal day by its date).
+    pub page: Option<String>,
+    /// Tasks per call: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The next_cursor of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+/// A slice of a list.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct ListArgs {
+    /// Entries per call: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The next_cursor of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+/// A tag.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct TagArgs {
+    /// The tag, with or without its `#` (`launch`, `#launch`, `customer feedback`).
+    pub tag: String,
+    /// Hits per call: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The next_cursor of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+/// A property, and maybe its value.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PropertyQueryArgs {
+    /// The property key, in any case (`owner` finds `owner:: [[Priya]]`).
+    pub key: String,
+    /// Only this exact value (surrounding spaces aside); every value when left out.
+    pub value: Option<String>,
+    /// Hits per call: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The next_cursor of the previous call, to continue the list.
+    pub cursor: Option<String>,
+}
+
+/// A page.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct LinksArgs {
+    /// The page's slug or name (a journal day by its date).
+    pub slug: String,
+}
+
+/// How many pages.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct RecentArgs {
+    /// Pages to return: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Outputs
+
+/// One search result.
+#[derive(Debug, Serialize)]
+pub struct SearchHit {
+    /// The page's slug.
+    pub page: String,
+    /// The block's id.
+    pub id: String,
+    /// The block text around the first match, `…` where cut.
+    pub snippet: String,
+}
+
+/// Search results, best first.
+#[derive(Debug, Serialize)]
+pub struct SearchResults {
+    pub hits: Vec<SearchHit>,
+    pub total: usize,
+    /// Pass as `cursor` for more; absent at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// Hits of a query, in page and document order.
+#[derive(Debug, Serialize)]
+pub struct Hits {
+    pub hits: Vec<Hit>,
+    pub total: usize,
+    /// Pass as `cursor` for more; absent at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// A tag and how often it is used.
+#[derive(Debug, Serialize)]
+pub struct TagCount {
+    /// The tag's page slug.
+    pub tag: String,
+    /// Blocks and pages carrying it.
+    pub count: usize,
+}
+
+/// Tags, most used first.
+#[derive(Debug, Serialize)]
+pub struct Tags {
+    pub tags: Vec<TagCount>,
+    pub total: usize,
+    /// Pass as `cursor` for more; absent at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// A block or page with a property, and its value there.
+#[derive(Debug, Serialize)]
+pub struct PropertyHit {
+    #[serde(flatten)]
+    pub hit: Hit,
+    pub value: String,
+}
+
+/// Blocks and pages with a property.
+#[derive(Debug, Serialize)]
+pub struct PropertyHits {
+    pub hits: Vec<PropertyHit>,
+    pub total: usize,
+    /// Pass as `cursor` for more; absent at the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// A page another page links to.
+#[derive(Debug, Serialize)]
+pub struct Link {
+    /// The target's slug, as the link names it.
+    pub page: String,
+    /// Whether the link leads to a page, by its name or an alias (a link may name a page
+    /// not written yet).
+    pub exists: bool,
+    /// The slug of the page the link leads to through that page's `alias::`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub alias_of: Option<String>,
+}
+
+/// A page's outgoing links.
+#[derive(Debug, Serialize)]
+pub struct Links {
+    /// The page's slug.
+    pub page: String,
+    /// In order of first appearance.
+    pub links: Vec<Link>,
+}
+
+/// A page and when it last changed.
+#[derive(Debug, Serialize)]
+pub struct Changed {
+    /// The page's slug.
+    pub page: String,
+    /// RFC 3339, UTC.
+    pub updated: String,
+}
+
+/// Pages, most recently changed first.
+#[derive(Debug, Serialize)]
+pub struct Recent {
+    pub pages: Vec<Changed>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+/// Full-text search over block text: blocks containing every word of `query`, best first,
+/// each with its page, id and a snippet around the match. Returns at most `limit` (50 by
+/// default, 200 at most) and a `next_cursor` when more remain.
+#[tool(title = "Search", read_only, idempotent, payload = json)]
+pub fn outl_search(ws: &Workspace, args: SearchArgs) -> Result<SearchResults, Error> {
+    if !args.query.chars().any(char::is_alphanumeric) {
+        return Err(invalid_arguments(vec![Problem {
+            pointer: "/query".into(),
+            message: "the query has no word to search for (letters or digits)".into(),
+        }]));
+    }
+    let graph = ws.snapshot();
+    let hits = graph.search(&args.query).into_iter().map(|hit| SearchHit {
+        page: hit.slug,
+        id: hit.block,
+        snippet: hit.snippet,
+    });
+    let slice = paging::slice(hits, args.limit, args.cursor.as_deref())?;
+    Ok(SearchResults {
+        hits: slice.items,
+        total: slice.total,
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// Task blocks: the open ones by default, or those of one state, in the whole workspace or on
+/// one page; by page and document order, each with its page, id and text. Returns at most
+/// `limit` (50 by default, 200 at most) and a `next_cursor` when more remain.
+#[tool(title = "Tasks", read_only, idempotent, payload = json)]
+pub fn outl_tasks(ws: &Workspace, args: TasksArgs) -> Result<Hits, Error> {
+    let graph = ws.snapshot();
+    let only = match &args.page {
+        Some(name) => Some(lookup::page(&graph, name)?.slug.clone()),
+        None => None,
+    };
+    let mut by_page: BTreeMap<String, HashSet<String>> = BTreeMap::new();
+    for marker in args.state.unwrap_or_default().markers() {
+        for holder in graph.index().tasks(marker) {
+            if only.as_ref().is_none_or(|slug| *slug == holder.slug)
+                && let Some(id) = holder.block
+            {
+                by_page.entry(holder.slug).or_default().insert(id);
+            }
+        }
+    }
+    let tasks = by_page.iter().flat_map(|(slug, ids)| {
+        graph.page(slug).into_iter().flat_map(move |page| {
+            page.blocks_preorder()
+                .into_iter()
+                .filter(|block| ids.contains(&block.id))
+                .map(move |block| Hit::block(page, block))
+        })
+    });
+    let slice = paging::slice(tasks, args.limit, args.cursor.as_deref())?;
+    Ok(Hits {
+        hits: slice.items,
+        total: slice.total,
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// Every tag in use (`#tag`, `#[[tag]]`, `tags::`) with how many blocks and pages carry it,
+/// most used first. Returns at most `limit` (50 by default, 200 at most) and a
+/// `next_cursor` when more remain.
+#[tool(title = "Tags", read_only, idempotent, payload = json)]
+pub fn outl_tags(ws: &Workspace, args: ListArgs) -> Result<Tags, Error> {
+    let graph = ws.snapshot();
+    let tags = graph
+        .index()
+        .tags()
+        .into_iter()
+        .map(|(tag, count)| TagCount {
+            tag: tag.to_string(),
+            count,
+        });
+    let slice = paging::slice(tags, args.limit, args.cursor.as_deref())?;
+    Ok(Tags {
+        tags: slice.items,
+        total: slice.total,
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// The blocks and pages carrying a tag, by page and document order: a block with its id and
+/// text, a page tagged through its `tags::` property without them. Returns at most `limit`
+/// (50 by default, 200 at most) and a `next_cursor` when more remain.
+#[tool(title = "Tagged", read_only, idempotent, payload = json)]
+pub fn outl_tag_get(ws: &Workspace, args: TagArgs) -> Result<Hits, Error> {
+    let graph = ws.snapshot();
+    let tag = tag_name(&args.tag);
+    let holders = graph.index().tagged(tag);
+    let slice = paging::slice(
+        holders.iter().map(|h| Hit::of(&graph, h)),
+        args.limit,
+        args.cursor.as_deref(),
+    )?;
+    Ok(Hits {
+        hits: slice.items,
+        total: slice.total,
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// Blocks and pages with a property (`key:: value`), optionally only with one value; each
+/// with its value, and a block with its id and text. Returns at most `limit` (50 by
+/// default, 200 at most) and a `next_cursor` when more remain.
+#[tool(title = "Property query", read_only, idempotent, payload = json)]
+pub fn outl_property_query(ws: &Workspace, args: PropertyQueryArgs) -> Result<PropertyHits, Error> {
+    let graph = ws.snapshot();
+    let holders = graph
+        .index()
+        .with_property(&args.key, args.value.as_deref());
+    let hits = holders.iter().filter_map(|holder| {
+        let value = property_value(&graph, holder, &args.key)?;
+        Some(PropertyHit {
+            hit: Hit::of(&graph, holder),
+            value,
+        })
+    });
+    let slice = paging::slice(hits, args.limit, args.cursor.as_deref())?;
+    Ok(PropertyHits {
+        hits: slice.items,
+        total: slice.total,
+        next_cursor: slice.next_cursor,
+    })
+}
+
+/// The pages a page links to (`[[links]]`, `#tags`, `tags::` and `alias::`), in order of first
+/// appearance, each with whether that page exists yet.
+#[tool(title = "Outgoing links", read_only, idempotent, payload = json)]
+pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
+    let graph = ws.snapshot();
+    let page = lookup::page(&graph, &args.slug)?;
+    let aliases = aliases(&graph);
+    let links = graph
+        .index()
+        .links(&page.slug)
+        .iter()
+        .map(|target| {
+            let alias_of = match graph.resolve(target) {
+                Some(_) => None,
+                None => aliases.get(target).cloned(),
+            };
+            Link {
+                exists: alias_of.is_some() || graph.resolve(target).is_some(),
+                page: target.clone(),
+                alias_of,
+            }
+        })
+        .collect();
+    Ok(Links {
+        page: page.slug.clone(),
+        links,
+    })
+}
+
+/// The most recently changed pages and journal days, newest first, with when each changed.
+/// Returns `limit` of them (50 by default, 200 at most).
+#[tool(title = "Recent pages", read_only, idempotent, payload = json)]
+pub fn outl_recent(ws: &Workspace, args: RecentArgs) -> Result<Recent, Error> {
+    let graph = ws.snapshot();
+    let mut pages: Vec<&Page> = graph.pages().collect();
+    pages.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.slug.cmp(&b.slug)));
+    let pages = pages
+        .into_iter()
+        .take(paging::limit(args.limit))
+        .map(|page| Changed {
+            page: page.slug.clone(),
+            updated: timestamp(page.updated),
+        })
+        .collect();
+    Ok(Recent { pages })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/// A tag as a caller may write it (`#launch`, `#[[customer feedback]]`, `[[x]]`), bare.
+fn tag_name(tag: &str) -> &str {
+    let tag = tag.trim();
+    let tag = tag.strip_prefix('#').unwrap_or(tag);
+    tag.strip_prefix("[[")
+        .and_then(|t| t.strip_suffix("]]"))
+        .unwrap_or(tag)
+}
+
+/// The pages named by their `alias::` page property: alias slug → page slug.
+fn aliases(graph: &Graph) -> HashMap<String, String> {
+    let mut aliases = HashMap::new();
+    for holder in graph.index().with_property(ALIAS, None) {
+        let Some(page) = graph.page(&holder.slug).filter(|_| holder.block.is_none()) else {
+            continue;
+        };
+        for (key, value) in &page.properties {
+            if key.eq_ignore_ascii_case(ALIAS) {
+                for name in outline::property_links(ALIAS, value) {
+                    aliases.insert(slug(&name), page.slug.clone());
+                }
+            }
+        }
+    }
+    aliases
+}
+
+/// The value of `key` (any case) on the holder's block, or on its page for a page holder.
+fn property_value(graph: &Graph, holder: &Holder, key: &str) -> Option<String> {
+    let properties = match &holder.block {
+        Some(id) => &graph.block(id)?.block.properties,
+        None => &graph.page(&holder.slug)?.properties,
+    };
+    properties
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_are_read_bare_however_written() {
+        for written in [
+            "launch",
+            "#launch",
+            " #launch ",
+            "#[[launch]]",
+            "[[launch]]",
+        ] {
+            assert_eq!(tag_name(written), "launch", "{written}");
+        }
+        assert_eq!(tag_name("#[[customer feedback]]"), "customer feedback");
+    }
+
+    #[test]
+    fn open_tasks_are_every_state_but_done_and_canceled() {
+        let open = TaskFilter::Open.markers();
+        assert_eq!(open.len(), 5);
+        assert!(!open.contains(&TaskMarker::Done) && !open.contains(&TaskMarker::Canceled));
+        assert_eq!(TaskFilter::All.markers().len(), 7);
+        assert_eq!(TaskFilter::Waiting.markers(), [TaskMarker::Waiting]);
+    }
+}
