@@ -194,3 +194,12 @@ fn logs_never_reach_stdout() {
     session.call_tool(2, "outl_workspace_info", json!({}));
     session.finish();
 }
+
+#[test]
+fn input_that_ends_before_initialize_still_gets_its_answers_and_a_clean_exit() {
+    let ws = workspace();
+    let mut session = StdioSession::start(ws.path());
+    session.send_line("garbage");
+    assert_eq!(session.recv()["error"]["code"], -32700);
+    session.finish();
+}

@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
+use rmcp::service::ServerInitializeError;
 use serde_json::{Value, json};
 
 pub use self::envelope::Envelope;
@@ -176,21 +177,23 @@ where
 {
     let screen = stdio::Screen::new(crate::mcp::server::SUPPORTED_PROTOCOL_VERSIONS);
     let (transport, writer_task) = stdio::StdioTransport::new(reader, writer, screen);
-    let service = rmcp::serve_server(server, transport)
-        .await
-        .map_err(|e| std::io::Error::other(format!("MCP session failed to start: {e}")))?;
-    let ended = service.waiting().await;
-    // Every sender is gone once the service has ended, so the writer drains and stops.
+    let ended = match rmcp::serve_server(server, transport).await {
+        Ok(service) => service
+            .waiting()
+            .await
+            .map(|reason| tracing::info!(?reason, "MCP session ended"))
+            .map_err(|e| std::io::Error::other(format!("MCP session failed: {e}"))),
+        // Input that ends before any session began is a finished session, not a failure.
+        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
+        Err(e) => Err(std::io::Error::other(format!(
+            "MCP session failed to start: {e}"
+        ))),
+    };
+    // The transport is gone either way, so the writer drains what is queued and stops.
     writer_task
         .await
         .map_err(|e| std::io::Error::other(format!("stdout writer failed: {e}")))?;
-    match ended {
-        Ok(reason) => {
-            tracing::info!(?reason, "MCP session ended");
-            Ok(())
-        }
-        Err(e) => Err(std::io::Error::other(format!("MCP session failed: {e}"))),
-    }
+    ended
 }
 
 fn call(args: &CallArgs) -> ExitCode {
