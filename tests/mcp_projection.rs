@@ -51,9 +51,15 @@ fn daily_today_over_mcp_returns_ids_a_write_tool_can_use() {
     assert_eq!(ids, written_ids, "the outline carries the block ids");
     assert_eq!(nodes[0]["todo"], "TODO");
 
-    // The same day by date, as a write tool's caller would re-read it.
-    let day = json_payload(&session.call_tool(3, "outl_daily_get", json!({"date": TODAY})));
-    assert_eq!(day["outline"][0]["id"], written_ids[0]);
+    // "Read today's journal, tick a task": the id from the outline is what the write takes.
+    let task = today["outline"][0]["id"]
+        .as_str()
+        .expect("the task's id")
+        .to_owned();
+    json_payload(&session.call_tool(3, "outl_block_todo", json!({"id": task, "state": "DONE"})));
+    let day = json_payload(&session.call_tool(4, "outl_daily_get", json!({"date": TODAY})));
+    assert_eq!(day["outline"][0]["id"], task);
+    assert_eq!(day["outline"][0]["todo"], "DONE");
     session.finish();
 }
 
