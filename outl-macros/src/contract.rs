@@ -227,34 +227,6 @@ impl Declared {
     }
 }
 
-/// The entry's lines before the parameters: the table header, payload, markdown field and
-/// annotations.
-pub fn render_head(decl: &ToolDecl) -> String {
-    let declared = Declared::of(decl);
-    let mut out = format!(
-        "[{}]\npayload = {}\n",
-        key(&decl.name),
-        quote(declared.payload)
-    );
-    if let Some(field) = &declared.markdown_field {
-        out.push_str(&format!("markdown_field = {}\n", quote(field)));
-    }
-    out.push_str(&format!(
-        "annotations = {}\n",
-        string_array(&declared.annotations)
-    ));
-    out
-}
-
-/// The entry's lines after the parameters: one `drops.FIELD = ...` line per dropped field.
-pub fn render_tail(decl: &ToolDecl) -> String {
-    Declared::of(decl)
-        .drops
-        .iter()
-        .map(|(field, why)| format!("drops.{} = {}\n", key(field), quote(why)))
-        .collect()
-}
-
 fn compare_value(
     out: &mut Vec<String>,
     name: &str,
@@ -312,7 +284,7 @@ fn string_array(items: &[&str]) -> String {
 }
 
 /// A TOML basic string.
-pub fn quote(s: &str) -> String {
+fn quote(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
@@ -327,16 +299,4 @@ pub fn quote(s: &str) -> String {
     }
     out.push('"');
     out
-}
-
-/// A TOML key: bare when it can be, quoted otherwise (a tool name with a `.` must be).
-pub fn key(k: &str) -> String {
-    if !k.is_empty()
-        && k.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    {
-        k.to_owned()
-    } else {
-        quote(k)
-    }
 }

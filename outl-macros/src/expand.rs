@@ -12,7 +12,7 @@ use syn::{Attribute, Ident, ItemFn, Token, Visibility};
 use crate::ast::{FieldsInput, Handler, type_text};
 use crate::attr::{self, WhySyntax};
 use crate::check::{self, PayloadDecl, ToolDecl};
-use crate::contract::{self, ContractFile};
+use crate::contract::ContractFile;
 use crate::ctxt::Ctxt;
 
 fn runtime() -> TokenStream {
@@ -149,18 +149,11 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
         }
         None => quote!(::core::option::Option::None),
     };
-    let (head, tail) = (contract::render_head(decl), contract::render_tail(decl));
     checks.push(const_check(
         fn_ident.span(),
         quote!(#rt::checks::contract(
-            &#rt::checks::Contract {
-                tool: #name,
-                disagreements: &[#(#disagreements),*],
-                params: #params,
-                head: #head,
-                tail: #tail,
-            },
-            #args_fields,
+            &<#fn_ident as #rt::Tool>::SPEC,
+            &#rt::checks::Contract { disagreements: &[#(#disagreements),*], params: #params },
         )),
     ));
     let track_contract = track_file(&contract.path);

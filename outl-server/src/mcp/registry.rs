@@ -68,6 +68,15 @@ pub struct ToolSpec {
     pub params: &'static [Field],
 }
 
+impl ToolSpec {
+    /// The tool's table in `tools.toml`, exactly as the build asks for it.
+    pub fn contract_table(&self) -> String {
+        let mut table = checks::Msg::new();
+        table.push_contract_table(self);
+        table.as_str().to_owned()
+    }
+}
+
 /// A successful call before projection: the handler output exactly as the CLI prints it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reply {

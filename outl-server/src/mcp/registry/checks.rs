@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Field;
+use super::{Field, Justification, Payload, ToolSpec};
 
 /// A compile-time message: `const fn`s cannot allocate, so text is appended into a fixed
 /// buffer (cut at a character boundary if it ever overflows).
@@ -87,6 +87,61 @@ impl Msg {
         self.push(")");
     }
 
+    /// A tool's `tools.toml` table: the one format the build prints and `outl tools
+    /// --contract` lists, in canonical key order.
+    pub const fn push_contract_table(&mut self, spec: &ToolSpec) {
+        self.push("[");
+        self.push_toml_key(spec.name);
+        self.push("]\npayload = ");
+        match spec.payload {
+            Payload::Json => self.push("\"json\"\n"),
+            Payload::Markdown { field } => {
+                self.push("\"markdown\"\nmarkdown_field = ");
+                self.push_toml_string(field);
+                self.push("\n");
+            }
+        }
+        self.push("annotations = [");
+        let flags = [
+            ("read_only", spec.annotations.read_only),
+            ("destructive", spec.annotations.destructive),
+            ("idempotent", spec.annotations.idempotent),
+        ];
+        let (mut i, mut first) = (0, true);
+        while i < flags.len() {
+            if flags[i].1 {
+                if !first {
+                    self.push(", ");
+                }
+                self.push_toml_string(flags[i].0);
+                first = false;
+            }
+            i += 1;
+        }
+        self.push("]\n");
+        let mut i = 0;
+        while i < spec.params.len() {
+            self.push("params.");
+            self.push_toml_key(spec.params[i].name);
+            self.push(" = ");
+            self.push_toml_string(spec.params[i].ty);
+            self.push("\n");
+            i += 1;
+        }
+        let mut i = 0;
+        while i < spec.drops.len() {
+            self.push("drops.");
+            self.push_toml_key(spec.drops[i].field);
+            self.push(" = ");
+            self.push_toml_string(match spec.drops[i].why {
+                Justification::Arg => "arg",
+                Justification::Elsewhere(where_else) => where_else,
+            });
+            self.push("\n");
+            i += 1;
+        }
+    }
+
     /// A TOML key: bare when it can be, quoted otherwise.
     pub const fn push_toml_key(&mut self, key: &str) {
         if is_bare_key(key) {
@@ -109,9 +164,26 @@ impl Msg {
                 b'\r' => "\\r",
                 _ => "",
             };
-            if !escape.is_empty() {
+            let control = bytes[i] < 0x20 || bytes[i] == 0x7f;
+            if !escape.is_empty() || control {
                 self.push(slice(s, start, i));
-                self.push(escape);
+                if escape.is_empty() {
+                    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+                    let code = [
+                        b'\\',
+                        b'u',
+                        b'0',
+                        b'0',
+                        HEX[(bytes[i] >> 4) as usize],
+                        HEX[(bytes[i] & 0xF) as usize],
+                    ];
+                    self.push(match core::str::from_utf8(&code) {
+                        Ok(code) => code,
+                        Err(_) => "",
+                    });
+                } else {
+                    self.push(escape);
+                }
                 start = i + 1;
             }
             i += 1;
@@ -353,17 +425,13 @@ pub const fn documented_args(tool: &str, args: &str, fields: &[Field]) -> Msg {
 /// What `#[tool]` found when it compared the handler with its `tools.toml` entry; the
 /// parameters are compared here because only the argument type's fields know them.
 pub struct Contract<'a> {
-    pub tool: &'a str,
     /// Disagreements found while expanding, one line each (empty when there are none).
     pub disagreements: &'a [&'a str],
     /// The entry's `params`, or `None` when there is no entry.
     pub params: Option<&'a [(&'a str, &'a str)]>,
-    /// The entry as the handler declares it: the lines before `params`, and after.
-    pub head: &'a str,
-    pub tail: &'a str,
 }
 
-pub const fn contract(c: &Contract<'_>, fields: &[Field]) -> Msg {
+pub const fn contract(spec: &ToolSpec, c: &Contract<'_>) -> Msg {
     let mut msg = Msg::new();
     let mut i = 0;
     while i < c.disagreements.len() {
@@ -372,6 +440,7 @@ pub const fn contract(c: &Contract<'_>, fields: &[Field]) -> Msg {
         i += 1;
     }
     if let Some(params) = c.params {
+        let fields = spec.params;
         let mut i = 0;
         while i < fields.len() {
             let f = &fields[i];
@@ -417,7 +486,7 @@ pub const fn contract(c: &Contract<'_>, fields: &[Field]) -> Msg {
     }
     let mut out = Msg::new();
     out.push("`");
-    out.push(c.tool);
+    out.push(spec.name);
     if c.params.is_none() {
         out.push("` has no entry in tools.toml.\ntools.toml is the reviewed wire contract of every tool, so a new tool shows there. Add:\n\n");
     } else {
@@ -425,17 +494,7 @@ pub const fn contract(c: &Contract<'_>, fields: &[Field]) -> Msg {
         out.push(msg.as_str());
         out.push("\ntools.toml is the reviewed wire contract: a wire change lands with a visible diff there. If the handler is right, replace the entry with:\n\n");
     }
-    out.push(c.head);
-    let mut i = 0;
-    while i < fields.len() {
-        out.push("params.");
-        out.push_toml_key(fields[i].name);
-        out.push(" = ");
-        out.push_toml_string(fields[i].ty);
-        out.push("\n");
-        i += 1;
-    }
-    out.push(c.tail);
+    out.push_contract_table(spec);
     out
 }
 
