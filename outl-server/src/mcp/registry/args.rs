@@ -397,11 +397,14 @@ impl Schema<'_> {
     }
 }
 
+/// Whether a branch is about this kind of value, so its problems are worth reporting. A
+/// `$ref` branch (a recursive type) is given the benefit of the doubt.
 fn branch_type_fits(branch: &Value, value: &Value) -> bool {
     match branch.get("type") {
         Some(expected) => type_matches(expected, value),
         None => {
-            branch.get("$ref").is_some() || branch.get("properties").is_some() && value.is_object()
+            branch.get("$ref").is_some()
+                || (branch.get("properties").is_some() && value.is_object())
         }
     }
 }
