@@ -1,10 +1,15 @@
-//! The workspace as a whole: what it holds and what needs attention.
+//! The workspace as a whole: what it holds and what needs attention, and its history: the
+//! op log, undo and redo.
 
-use serde::Serialize;
+use outl_macros::{ToolFields, tool};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
+use super::outline::timestamp;
+use super::paging;
 use crate::Error;
 use crate::mcp::registry::NoArgs;
-use crate::workspace::Workspace;
+use crate::workspace::{Op, Workspace};
 
 /// What `outl_workspace_info` reports.
 #[derive(Debug, Serialize)]
@@ -37,7 +42,7 @@ pub struct FrozenPage {
 /// Where the workspace is and what it holds: its folder, the number of pages, journal days
 /// and blocks, the pages edited outside outl whose writes are refused until they are
 /// reconciled, and the outl version serving it.
-#[outl_macros::tool(title = "Workspace info", read_only, idempotent, payload = json)]
+#[tool(title = "Workspace info", read_only, idempotent, payload = json)]
 pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInfo, Error> {
     let graph = ws.snapshot();
     let journals = graph.journals().count();
@@ -58,4 +63,132 @@ pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInf
         frozen,
         version: env!("CARGO_PKG_VERSION"),
     })
+}
+
+/// A slice of the op log.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct LogArgs {
+    /// Ops per call: 50 when left out, at most 200.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The next_cursor of the previous call, to continue with older ops.
+    pub cursor: Option<String>,
+}
+
+/// One write in the op log.
+#[derive(Debug, Serialize)]
+pub struct LogEntry {
+    /// Its place in the log: 1, 2, 3, …
+    pub seq: u64,
+    /// When it was written, RFC 3339 UTC.
+    pub time: String,
+    /// What it did: `block.move`, `page.rename`, `undo`, …
+    pub kind: String,
+    /// The slugs of the pages it changed (a rename names the old and the new slug).
+    pub pages: Vec<String>,
+    /// For an undo, the op it reverted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<u64>,
+    /// For a redo, the op it re-applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redoes: Option<u64>,
+}
+
+impl LogEntry {
+    fn of(op: &Op) -> LogEntry {
+        LogEntry {
+            seq: op.seq,
+            time: timestamp(op.ts),
+            kind: op.kind.clone(),
+            pages: pages_of(op),
+            undoes: op.undoes,
+            redoes: op.redoes,
+        }
+    }
+}
+
+/// Ops, newest first.
+#[derive(Debug, Serialize)]
+pub struct Log {
+    pub ops: Vec<LogEntry>,
+    /// Pass as `cursor` for older ops; absent at the oldest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// What an undo or a redo reverted or re-applied.
+#[derive(Debug, Serialize)]
+pub struct Replayed {
+    /// The seq of the op undone or redone.
+    pub op: u64,
+    /// Its kind, e.g. `block.move`.
+    pub kind: String,
+    /// The slugs of the pages it changed back (or again).
+    pub pages: Vec<String>,
+}
+
+/// The op log, newest first: each write's seq, time, kind and the pages it changed (undo and
+/// redo name the op they replayed). Returns at most `limit` (50 by default, 200 at most) and a
+/// `next_cursor` when older ops remain.
+#[tool(title = "Op log", read_only, idempotent, payload = json)]
+pub fn outl_log(ws: &Workspace, args: LogArgs) -> Result<Log, Error> {
+    // A cursor is the seq of the oldest op of the previous slice.
+    let before = args
+        .cursor
+        .as_deref()
+        .map(paging::parse_cursor)
+        .transpose()?;
+    let log = ws.log(paging::limit(args.limit), before.map(|seq| seq as u64))?;
+    Ok(Log {
+        ops: log.ops.iter().map(LogEntry::of).collect(),
+        next_cursor: log.next_cursor.map(|seq| seq.to_string()),
+    })
+}
+
+/// Undo the newest write not undone yet (block and page edits, renames, deletes, imports).
+/// Returns what it reverted: the op's seq, kind and pages. NOTHING_TO_UNDO when there is
+/// none; CONFLICT when a page it touched has changed since.
+#[tool(title = "Undo", destructive, payload = json)]
+pub fn outl_undo(ws: &Workspace, _args: NoArgs) -> Result<Replayed, Error> {
+    let undo = ws.undo()?;
+    replayed(ws, &undo, undo.undoes)
+}
+
+/// Redo the newest undone write, if nothing was written since the undo. Returns what it
+/// re-applied: the op's seq, kind and pages. NOTHING_TO_REDO when there is none; CONFLICT
+/// when a page it touches has changed since.
+#[tool(title = "Redo", destructive, payload = json)]
+pub fn outl_redo(ws: &Workspace, _args: NoArgs) -> Result<Replayed, Error> {
+    let redo = ws.redo()?;
+    replayed(ws, &redo, redo.redoes)
+}
+
+/// The op an undo or redo (`replay`) replayed, whose seq is `original`.
+fn replayed(ws: &Workspace, replay: &Op, original: Option<u64>) -> Result<Replayed, Error> {
+    let seq = original.unwrap_or(replay.seq);
+    let kind = ws
+        .log(1, Some(seq + 1))?
+        .ops
+        .into_iter()
+        .find(|op| op.seq == seq)
+        .map_or_else(|| replay.kind.clone(), |op| op.kind);
+    Ok(Replayed {
+        op: seq,
+        kind,
+        pages: pages_of(replay),
+    })
+}
+
+/// The distinct slugs an op's pages had before and after it, in order.
+fn pages_of(op: &Op) -> Vec<String> {
+    let mut slugs: Vec<String> = Vec::new();
+    for change in &op.pages {
+        for version in [&change.before, &change.after].into_iter().flatten() {
+            if !slugs.contains(&version.slug) {
+                slugs.push(version.slug.clone());
+            }
+        }
+    }
+    slugs
 }

@@ -51,5 +51,8 @@ outl_macros::registry! {
         query::outl_links,
         query::outl_recent,
         history::outl_workspace_info,
+        history::outl_log,
+        history::outl_undo,
+        history::outl_redo,
     ];
 }

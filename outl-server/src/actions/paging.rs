@@ -29,9 +29,12 @@ pub fn limit(requested: Option<u32>) -> usize {
 /// The position a cursor stands for; `INVALID_ARGUMENTS` at `/cursor` for one this server did
 /// not hand out.
 pub fn position(cursor: Option<&str>) -> Result<usize, Error> {
-    let Some(cursor) = cursor else {
-        return Ok(0);
-    };
+    cursor.map_or(Ok(0), parse_cursor)
+}
+
+/// The number a cursor carries; `INVALID_ARGUMENTS` at `/cursor` for one this server did not
+/// hand out.
+pub fn parse_cursor(cursor: &str) -> Result<usize, Error> {
     cursor.parse().map_err(|_| {
         invalid_arguments(vec![Problem {
             pointer: "/cursor".into(),
