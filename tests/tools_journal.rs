@@ -115,12 +115,14 @@ fn daily_list_is_newest_first_with_counts() {
     assert_eq!(open, [1, 0, 1, 2, 1, 0, 1]);
     assert_eq!(days[0]["blocks"], 5);
     assert!(all.get("next_cursor").is_none());
+    assert_eq!(all["total"], 7);
 
     let week = json_payload(&s.call(
         "outl_daily_list",
         json!({"from": "2026-11-24", "to": "2026-11-26", "limit": 2}),
     ));
     assert_eq!(week["days"], json!([days[3], days[4]]));
+    assert_eq!(week["total"], 3);
     let rest = json_payload(&s.call(
         "outl_daily_list",
         json!({"from": "2026-11-24", "to": "2026-11-26", "cursor": week["next_cursor"]}),

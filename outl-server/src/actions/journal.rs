@@ -82,6 +82,7 @@ pub struct DaySummary {
 pub struct DailyList {
     /// Newest first.
     pub days: Vec<DaySummary>,
+    pub total: usize,
     /// Pass as `cursor` for the rest; absent when this is the end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -157,6 +158,7 @@ pub fn outl_daily_list(ws: &Workspace, args: DailyListArgs) -> Result<DailyList,
                 }
             })
             .collect(),
+        total: slice.total,
         next_cursor: slice.next_cursor,
     })
 }

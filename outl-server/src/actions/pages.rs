@@ -12,10 +12,11 @@ use serde::{Deserialize, Serialize};
 use super::lookup;
 use super::outline::{self, OutlineNode, PageMeta, content_properties};
 use super::paging;
+use super::query::Hit;
 use crate::Error;
 use crate::mcp::registry::{Problem, invalid_arguments};
 use crate::outline::{Document, OutlineNode as AstNode, Token};
-use crate::workspace::{Block, Content, Graph, Page, Workspace, carry_ids, slug};
+use crate::workspace::{Block, Content, Graph, Workspace, carry_ids, slug};
 
 /// How many `((ref))`s deep a rendered page follows a referenced block that refers to
 /// another: enough for quotes of quotes, and a cycle cannot loop.
@@ -138,6 +139,7 @@ pub struct PageSummary {
 #[derive(Debug, Serialize)]
 pub struct PageList {
     pub pages: Vec<PageSummary>,
+    pub total: usize,
     /// Pass as `cursor` for the rest; absent when this is the end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -198,21 +200,12 @@ pub struct PageWritten {
     pub removed_ids: Vec<String>,
 }
 
-/// Where a page is linked from.
-#[derive(Debug, Serialize)]
-pub struct Backlink {
-    /// The slug of the linking page.
-    pub page: String,
-    /// The linking block; absent when the link is in the page's own properties.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    /// The block's text, or the linking `key:: value` page property lines.
-    pub text: String,
-}
-
 #[derive(Debug, Serialize)]
 pub struct Backlinks {
-    pub backlinks: Vec<Backlink>,
+    /// The linking blocks (page, id, text), or a linking page alone when the link is in its
+    /// own properties.
+    pub backlinks: Vec<Hit>,
+    pub total: usize,
     /// Pass as `cursor` for the rest; absent when this is the end.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
@@ -275,6 +268,7 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
                 blocks: page.blocks_preorder().len(),
             })
             .collect(),
+        total: slice.total,
         next_cursor: slice.next_cursor,
     })
 }
@@ -396,8 +390,8 @@ pub fn outl_page_append(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritt
 }
 
 /// The blocks that link to a page (by `[[link]]`, `#tag`, `tags::` or one of its
-/// `alias::` names), with each one's page, id and text; links in a page's properties come
-/// without an id. Returns at most `limit` (default 50, max 200) and a `next_cursor` while
+/// `alias::` names), with each one's page, id and text; a page linking through its own
+/// properties comes as its slug alone. Returns at most `limit` (default 50, max 200) and a `next_cursor` while
 /// more remain.
 #[tool(title = "Page backlinks", read_only, idempotent, payload = json)]
 pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backlinks, Error> {
@@ -419,24 +413,9 @@ pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backli
         .flat_map(|target| graph.index().backlinks(target))
         .filter(|holder| holder.slug != page.slug && seen.insert(holder.clone()));
     let slice = paging::slice(holders, args.limit, args.cursor.as_deref())?;
-    let backlinks = slice
-        .items
-        .into_iter()
-        .filter_map(|holder| {
-            let source = graph.page(&holder.slug)?;
-            let text = match &holder.block {
-                Some(id) => source.find_block(id)?.1.text.clone(),
-                None => linking_properties(source, &targets),
-            };
-            Some(Backlink {
-                page: holder.slug,
-                id: holder.block,
-                text,
-            })
-        })
-        .collect();
     Ok(Backlinks {
-        backlinks,
+        backlinks: slice.items.iter().map(|h| Hit::of(&graph, h)).collect(),
+        total: slice.total,
         next_cursor: slice.next_cursor,
     })
 }
@@ -684,18 +663,4 @@ fn is_block_ref(url: &str) -> bool {
         crate::outline::tokenize(url).as_slice(),
         [Token::Ref { .. }]
     )
-}
-
-/// The `key:: value` lines of a page's own properties that link to one of `targets`.
-fn linking_properties(page: &Page, targets: &[String]) -> String {
-    page.properties
-        .iter()
-        .filter(|(key, value)| {
-            crate::outline::property_links(key, value)
-                .iter()
-                .any(|name| targets.contains(&slug(name)))
-        })
-        .map(|(key, value)| format!("{key}:: {value}"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
