@@ -8,7 +8,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use crate::actions::REGISTRY;
-use crate::mcp::registry::{Justification, Payload, Registry, ToolEntry, ToolSpec};
+use crate::mcp::registry::{Justification, Payload, Registry, ToolEntry};
 use crate::mcp::server::tool_definitions;
 
 #[derive(Debug, Args)]
@@ -38,90 +38,16 @@ pub fn run(args: &ToolsArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The tables `tools.toml` must hold, one per tool in registry order, in the layout the
-/// build prints when a table disagrees with its handler (the file's header comment is not
-/// part of the contract).
+/// The tables `tools.toml` must hold, one per tool in registry order, each as the build
+/// prints it when a table disagrees with its handler (the file's header comment is not part
+/// of the contract).
 pub fn contract(registry: &Registry) -> String {
     let tables: Vec<String> = registry
         .tools()
         .iter()
-        .map(|tool| contract_table(&tool.spec))
+        .map(|tool| tool.spec.contract_table())
         .collect();
     tables.join("\n")
-}
-
-fn contract_table(spec: &ToolSpec) -> String {
-    let mut out = format!("[{}]\n", toml_key(spec.name));
-    match spec.payload {
-        Payload::Json => out.push_str("payload = \"json\"\n"),
-        Payload::Markdown { field } => {
-            let _ = write!(
-                out,
-                "payload = \"markdown\"\nmarkdown_field = {}\n",
-                toml_string(field)
-            );
-        }
-    }
-    let a = spec.annotations;
-    let flags: Vec<String> = [
-        ("read_only", a.read_only),
-        ("destructive", a.destructive),
-        ("idempotent", a.idempotent),
-    ]
-    .into_iter()
-    .filter(|(_, on)| *on)
-    .map(|(name, _)| toml_string(name))
-    .collect();
-    let _ = writeln!(out, "annotations = [{}]", flags.join(", "));
-    for param in spec.params {
-        let _ = writeln!(
-            out,
-            "params.{} = {}",
-            toml_key(param.name),
-            toml_string(param.ty)
-        );
-    }
-    for drop in spec.drops {
-        let why = match drop.why {
-            Justification::Arg => "arg",
-            Justification::Elsewhere(where_else) => where_else,
-        };
-        let _ = writeln!(out, "drops.{} = {}", toml_key(drop.field), toml_string(why));
-    }
-    out
-}
-
-/// A TOML key: bare when it can be, quoted otherwise.
-fn toml_key(key: &str) -> String {
-    let bare = !key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if bare {
-        key.to_owned()
-    } else {
-        toml_string(key)
-    }
-}
-
-/// A TOML basic string.
-fn toml_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{:04X}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }
 
 /// docs/tools.md: for each tool its name, title, payload, parameters, and what a markdown
@@ -324,16 +250,6 @@ mod tests {
         assert!(
             tables(&repo_file("tools.toml")) == tables(&printed),
             "`outl tools --contract` does not print the tables of tools.toml, which the build checked"
-        );
-    }
-
-    #[test]
-    fn toml_strings_and_keys_are_escaped() {
-        assert_eq!(toml_key("outl_page_get"), "outl_page_get");
-        assert_eq!(toml_key("page.delete"), "\"page.delete\"");
-        assert_eq!(
-            toml_string("say \"hi\"\\\n\u{1}"),
-            r#""say \"hi\"\\\n\u0001""#
         );
     }
 
