@@ -119,9 +119,16 @@ fn read_todays_journal_and_tick_a_task() {
     // Read again: the same block, now done; the markdown and the file say so too.
     let again = json_payload(&s.call("outl_daily_today", json!({})));
     let task = find_node(&again["outline"], "[#B] Agenda").expect("the task is still there");
-    assert_eq!((task["id"].as_str(), &task["todo"]), (Some(id.as_str()), &json!("DONE")));
+    assert_eq!(
+        (task["id"].as_str(), &task["todo"]),
+        (Some(id.as_str()), &json!("DONE"))
+    );
     let line = "- DONE [#B] Agenda of the [[Weekly sync]] on [[2026-11-30]]\n";
-    assert!(again["md"].as_str().unwrap().contains(line), "{}", again["md"]);
+    assert!(
+        again["md"].as_str().unwrap().contains(line),
+        "{}",
+        again["md"]
+    );
     let file = fs::read_to_string(ws.path().join("journals/2026_11_29.md")).unwrap();
     assert!(file.contains(line), "{file}");
     // It left the open tasks.
@@ -163,7 +170,10 @@ fn search_open_the_page_move_a_block_under_another_and_undo() {
     let undone = json_payload(&s.call("outl_undo", json!({})));
     assert_eq!(undone["kind"], "block.move");
     let restored = json_payload(&s.call("outl_page_get", json!({"slug": "pricing"})));
-    assert_eq!(restored["outline"], original, "the order and the ids are back");
+    assert_eq!(
+        restored["outline"], original,
+        "the order and the ids are back"
+    );
     assert_eq!(fs::read_to_string(&file).unwrap(), original_file);
     let error = tool_error(&s.call("outl_undo", json!({})));
     assert_eq!(error["code"], "NOTHING_TO_UNDO");
