@@ -158,8 +158,12 @@ fn hints(tool: &ToolEntry) -> String {
     hints.join(", ")
 }
 
-/// A short type for a property schema: `string`, `integer`, `string[]`, `string | null`, ...
+/// A short type for a property schema: `string`, `integer`, `string[]`, `string | null`,
+/// `"create" | "append"`, ...
 fn schema_type(property: &Value) -> String {
+    if let Some(value) = property.get("const") {
+        return value.to_string();
+    }
     match property.get("type") {
         Some(Value::String(ty)) if ty == "array" => {
             let item = property
@@ -265,6 +269,11 @@ mod tests {
             "string[]"
         );
         assert_eq!(schema_type(&json!({"enum": ["a", "b"]})), r#""a" | "b""#);
+        let one_of = json!({"oneOf": [
+            {"type": "string", "const": "create"},
+            {"type": "string", "const": "append"},
+        ]});
+        assert_eq!(schema_type(&one_of), r#""create" | "append""#);
         assert_eq!(
             schema_type(&json!({"anyOf": [{"type": "string"}, {"type": "null"}]})),
             "string | null"
