@@ -15,12 +15,8 @@ use crate::workspace::Workspace;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ImportMode {
-    /// Create the page; `PAGE_EXISTS` if it exists.
     Create,
-    /// Replace the page's content (blocks whose text is unchanged keep their ids); create it
-    /// if it does not exist.
     Replace,
-    /// Append the blocks to the page; create it if it does not exist.
     Append,
 }
 
@@ -34,8 +30,9 @@ pub struct ImportArgs {
     /// The page's markdown: `key:: value` page properties (refused when appending to an
     /// existing page), then `- ` bullets indented by a tab per level.
     pub md: String,
-    /// `create` a new page, `replace` the page's content, or `append` to it; `replace` and
-    /// `append` create a missing page.
+    /// `create` a new page (`PAGE_EXISTS` if it exists), `replace` its content (blocks whose
+    /// text is unchanged keep their ids), or `append` blocks to it; `replace` and `append`
+    /// create a missing page.
     pub mode: ImportMode,
 }
 

@@ -49,12 +49,9 @@ pub struct PageTreeArgs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum KindFilter {
-    /// Ordinary pages.
     #[default]
     Page,
-    /// Journal days.
     Journal,
-    /// Both.
     All,
 }
 
@@ -663,4 +660,66 @@ fn is_block_ref(url: &str) -> bool {
         crate::outline::tokenize(url).as_slice(),
         [Token::Ref { .. }]
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        for (file, md) in files {
+            let path = dir.path().join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, md).unwrap();
+        }
+        let ws = Workspace::open(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    fn render(ws: &Workspace, slug: &str) -> String {
+        let args = PageRef { slug: slug.into() };
+        outl_page_render(ws, args).unwrap().md
+    }
+
+    #[test]
+    fn render_resolves_refs_through_labels_and_stops_on_cycles() {
+        let (_dir, ws) = workspace(&[
+            (
+                "pages/a.md",
+                "- first, see ((b1))\n  id:: a1\n- **bold ((b1))** and [the label](((a1)))\n",
+            ),
+            (
+                "pages/b.md",
+                "- second, see ((a1))\n  id:: b1\n- gone: ((nowhere))\n",
+            ),
+        ]);
+        let a = render(&ws, "a");
+        // a1 quotes b1, which quotes a1 again: resolution stops after REF_DEPTH levels.
+        let first = a.lines().next().unwrap();
+        assert!(
+            first.starts_with("- first, see second, see first, see "),
+            "{a}"
+        );
+        assert!(
+            first.ends_with("((b1))") || first.ends_with("((a1))"),
+            "{a}"
+        );
+        assert!(a.contains("- **bold second, see "), "{a}");
+        assert!(a.contains(" and the label\n"), "{a}");
+        assert!(!a.contains("id::"), "{a}");
+        assert!(render(&ws, "b").contains("- gone: ((nowhere))\n"));
+    }
+
+    #[test]
+    fn replace_carries_ids_and_reports_removed_ones() {
+        let (_dir, ws) = workspace(&[("pages/p.md", "- keep\n- drop\n")]);
+        let before = preorder_ids(&ws.snapshot().page("p").unwrap().blocks);
+        let written = replace(&ws, "p", "tags:: x\n\n- keep\n").unwrap();
+        assert_eq!(written.ids, [before[0].clone()]);
+        assert_eq!(written.removed_ids, [before[1].clone()]);
+        let page = ws.snapshot().page("p").unwrap().clone();
+        assert_eq!(page.properties.get("tags").map(String::as_str), Some("x"));
+        assert_eq!(preorder_ids(&page.blocks), written.ids);
+    }
 }
