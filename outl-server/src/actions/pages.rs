@@ -388,7 +388,7 @@ pub fn outl_page_append(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritt
 
 /// The blocks that link to a page (by `[[link]]`, `#tag`, `tags::` or one of its
 /// `alias::` names), with each one's page, id and text; a page linking through its own
-/// properties comes as its slug alone. Returns at most `limit` (default 50, max 200) and a `next_cursor` while
+/// properties comes as its slug alone, and the page's links to itself are left out. Returns at most `limit` (default 50, max 200) and a `next_cursor` while
 /// more remain.
 #[tool(title = "Page backlinks", read_only, idempotent, payload = json)]
 pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backlinks, Error> {
