@@ -2,7 +2,7 @@
 # The one command that runs every test, from any working directory:
 #
 #   1. cargo test --workspace --all-targets (dev profile; benches are built too, so they
-#      cannot rot);
+#      cannot rot), which also builds the debug binary the clients drive;
 #   2. the real MCP clients (tests/clients/install.sh puts them in $OUTL_CLIENTS_DIR, outside
 #      the repository) against the debug binary: the Python SDK, the TypeScript SDK, the MCP
 #      Inspector CLI, and the official conformance suite.
@@ -15,15 +15,18 @@ cd "$OUTL_REPO"
 
 step() { printf '\n== %s\n' "$*"; }
 
+# Everything cargo test runs, target/debug/outl included, built once, by the very command that
+# runs it: `cargo build -p outl-server --bin outl` (or even `cargo build --all-targets`) resolves
+# features and profiles differently and would build a second copy of much of the tree.
+step "cargo test --workspace --all-targets --no-run"
+if ! cargo test --workspace --all-targets --no-run; then
+    echo "run-all: the workspace does not build, so no test can run" >&2
+    exit 1
+fi
+
 cargo_status=passed
 step "cargo test --workspace --all-targets"
 cargo test --workspace --all-targets || cargo_status=FAILED
-
-step "cargo build -p outl-server --bin outl"
-if ! cargo build -p outl-server --bin outl; then
-    echo "run-all: outl does not build, so no client suite can run" >&2
-    exit 1
-fi
 
 step "install the MCP clients into $OUTL_CLIENTS_DIR"
 if ! bash tests/clients/install.sh; then
