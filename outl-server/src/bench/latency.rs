@@ -272,6 +272,8 @@ impl Targets {
         let all: Vec<&Page> = graph.pages().filter(|p| !p.blocks.is_empty()).collect();
         let (journals, pages): (Vec<&Page>, Vec<&Page>) =
             all.iter().partition(|p| p.date().is_some());
+        let journal_count = graph.journals().count();
+        let page_count = graph.page_count() - journal_count;
         let pages = spread(&pages);
         let journals = spread(&journals);
         if pages.is_empty() || journals.is_empty() {
@@ -302,8 +304,8 @@ impl Targets {
             trees,
             leaves,
             queries,
-            page_count: all.len() - journals.len(),
-            journal_count: graph.journals().count(),
+            page_count,
+            journal_count,
             blocks: graph.block_count(),
         })
     }

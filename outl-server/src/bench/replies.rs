@@ -19,14 +19,16 @@ use super::prerfc::pre_rfc_result;
 use super::scratch::Scratch;
 use super::stats;
 use crate::actions::REGISTRY;
-use crate::mcp::payload::tool_success_payload;
-use crate::mcp::registry::{Payload, ToolEntry};
+use crate::mcp::payload::{prune_gui_fields, tool_success_payload};
+use crate::mcp::registry::{Payload, Reply, ToolEntry};
 use crate::workspace::{Block, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
 const TOTAL_TARGET_PERCENT: f64 = 65.0;
 /// And `outl_daily_today`, the call every session starts with.
 const DAILY_TODAY_TARGET_PERCENT: f64 = 70.0;
+/// Keys listed per tool in the report's last column.
+const COSTLIEST_SHOWN: usize = 4;
 
 #[derive(Debug, Args)]
 pub struct RepliesArgs {
@@ -47,6 +49,9 @@ pub struct Measured {
     pub pre_rfc_tokens: u64,
     pub bytes: u64,
     pub tokens: u64,
+    /// For a JSON payload, the keys whose values cost the most tokens on the wire, with what
+    /// leaving each out would save; largest first.
+    pub costliest: Vec<(String, u64)>,
 }
 
 impl std::ops::AddAssign<&Measured> for Measured {
@@ -60,22 +65,75 @@ impl std::ops::AddAssign<&Measured> for Measured {
 
 /// Measures the reply to one call of `tool` whose handler returned `data`.
 pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
+    let tokens = |text: &str| bpe.encode_ordinary(text).len() as u64;
     let pre_rfc = pre_rfc_result(tool.name(), &data).to_string();
-    let reply = crate::mcp::registry::Reply {
-        payload: tool.spec.payload,
-        data,
+    let sent = wire_text(tool.spec.payload, data.clone());
+    let sent_tokens = tokens(&sent);
+    let costliest = match tool.spec.payload {
+        Payload::Markdown { .. } => Vec::new(),
+        Payload::Json => {
+            let mut pruned = data;
+            prune_gui_fields(&mut pruned);
+            let mut keys = Vec::new();
+            collect_keys(&pruned, &mut keys);
+            let mut costs: Vec<(String, u64)> = keys
+                .into_iter()
+                .map(|key| {
+                    let mut without = pruned.clone();
+                    remove_key(&mut without, &key);
+                    let saved =
+                        sent_tokens.saturating_sub(tokens(&wire_text(Payload::Json, without)));
+                    (key, saved)
+                })
+                .collect();
+            costs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+            costs
+        }
     };
-    let mut result = tool_success_payload(&reply);
+    Measured {
+        pre_rfc_bytes: pre_rfc.len() as u64,
+        pre_rfc_tokens: tokens(&pre_rfc),
+        bytes: sent.len() as u64,
+        tokens: sent_tokens,
+        costliest,
+    }
+}
+
+/// The `result` object the server sends for this handler output, as compact JSON.
+fn wire_text(payload: Payload, data: Value) -> String {
+    let mut result = tool_success_payload(&Reply { payload, data });
     // rmcp leaves `resultType` (a 2026-07-28 field) out for peers on the protocol versions outl
     // speaks, so it is not part of what is sent.
     result.result_type = None;
     // A `CallToolResult` is plain data: serializing it cannot fail.
-    let sent = serde_json::to_string(&result).unwrap_or_default();
-    Measured {
-        pre_rfc_bytes: pre_rfc.len() as u64,
-        pre_rfc_tokens: bpe.encode_ordinary(&pre_rfc).len() as u64,
-        bytes: sent.len() as u64,
-        tokens: bpe.encode_ordinary(&sent).len() as u64,
+    serde_json::to_string(&result).unwrap_or_default()
+}
+
+/// Every object key in `value`, once each, in order of first appearance.
+fn collect_keys(value: &Value, keys: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if !keys.contains(key) {
+                    keys.push(key.clone());
+                }
+                collect_keys(child, keys);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| collect_keys(item, keys)),
+        _ => {}
+    }
+}
+
+/// Removes `key` from every object in `value`.
+fn remove_key(value: &mut Value, key: &str) {
+    match value {
+        Value::Object(map) => {
+            map.shift_remove(key);
+            map.values_mut().for_each(|child| remove_key(child, key));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|item| remove_key(item, key)),
+        _ => {}
     }
 }
 
@@ -128,8 +186,11 @@ fn print_report(
         targets.page,
         targets.journal
     );
-    println!("| tool | payload | pre-RFC bytes | bytes | pre-RFC tokens | tokens | tokens saved |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+    println!(
+        "| tool | payload | pre-RFC bytes | bytes | pre-RFC tokens | tokens | tokens saved | \
+         costliest keys (tokens saved without each) |"
+    );
+    println!("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |");
     let mut total = Measured::default();
     let mut failures = Vec::new();
     for tool in REGISTRY.tools() {
@@ -141,17 +202,24 @@ fn print_report(
         match measured.get(name) {
             Some(Ok(m)) => {
                 total += m;
+                let costliest: Vec<String> = m
+                    .costliest
+                    .iter()
+                    .take(COSTLIEST_SHOWN)
+                    .map(|(key, saved)| format!("`{key}` {saved}"))
+                    .collect();
                 println!(
-                    "| `{name}` | {payload} | {} | {} | {} | {} | {:.1}% |",
+                    "| `{name}` | {payload} | {} | {} | {} | {} | {:.1}% | {} |",
                     m.pre_rfc_bytes,
                     m.bytes,
                     m.pre_rfc_tokens,
                     m.tokens,
-                    stats::reduction(m.pre_rfc_tokens, m.tokens)
+                    stats::reduction(m.pre_rfc_tokens, m.tokens),
+                    costliest.join(", ")
                 );
             }
             Some(Err(why)) => {
-                println!("| `{name}` | {payload} | | | | | not measured |");
+                println!("| `{name}` | {payload} | | | | | not measured | |");
                 failures.push(format!("{name}: {why}"));
             }
             None => failures.push(format!("{name}: not run")),
@@ -159,7 +227,7 @@ fn print_report(
     }
     let total_saved = stats::reduction(total.pre_rfc_tokens, total.tokens);
     println!(
-        "| **total** | | {} | {} | {} | {} | **{total_saved:.1}%** |\n",
+        "| **total** | | {} | {} | {} | {} | **{total_saved:.1}%** | |\n",
         total.pre_rfc_bytes, total.bytes, total.pre_rfc_tokens, total.tokens
     );
     println!(
@@ -501,6 +569,36 @@ fn edit_outside_outl(ws: &Workspace, t: &Targets) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bench::generate::LAST_JOURNAL;
+
+    #[test]
+    fn every_tool_has_a_representative_call() {
+        let targets = Targets {
+            page: "projects/apollo".into(),
+            page_markdown: "- one\n".into(),
+            blocks_markdown: "- one\n".into(),
+            spare_pages: vec!["a".into(), "b".into(), "c".into()],
+            journal: "2026-11-29".into(),
+            today: LAST_JOURNAL,
+            tree: "t1".into(),
+            child: "c1".into(),
+            second_top: "s1".into(),
+            leaves: vec!["l1".into()],
+            referenced: "r1".into(),
+            tag: "idea".into(),
+            query: "budget".into(),
+            pages: 1,
+            journals: 1,
+            blocks: 3,
+        };
+        let missing: Vec<&str> = REGISTRY
+            .tools()
+            .iter()
+            .map(|tool| tool.name())
+            .filter(|name| representative_call(name, &targets).is_none())
+            .collect();
+        assert!(missing.is_empty(), "no representative call for {missing:?}");
+    }
 
     #[test]
     fn the_pre_rfc_wire_costs_more_than_the_projection() {
