@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 import anyio
-from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client
+from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client, types
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types.version import LATEST_HANDSHAKE_VERSION, LATEST_MODERN_VERSION
 
@@ -53,7 +53,7 @@ class Checks:
         self.passed = 0
         self.failed = 0
 
-    def record(self, name: str, ok: bool, detail: str = "") -> bool:
+    def record(self, name: str, ok: bool, detail: str = "") -> None:
         if ok:
             self.passed += 1
             print(f"PASS {name}", flush=True)
@@ -62,7 +62,6 @@ class Checks:
             print(f"FAIL {name}", flush=True)
             for line in detail.splitlines():
                 print(f"    {line}", flush=True)
-        return ok
 
 
 @dataclass
@@ -182,7 +181,8 @@ class Scenario:
         tools = []
         cursor = None
         while True:
-            listed = await self.session.list_tools(params={"cursor": cursor} if cursor else None)
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            listed = await self.session.list_tools(params=params)
             tools.extend(listed.tools)
             cursor = listed.next_cursor
             if cursor is None:
@@ -379,6 +379,8 @@ def main() -> int:
     )
     parser.add_argument("--demo", default=str(REPO / "examples" / "demo"), help="the workspace to copy")
     args = parser.parse_args()
+    if not __debug__:
+        parser.error("the checks are assert statements: run without -O")
     checks = Checks()
     anyio.run(run_all, args.outl, Path(args.demo), checks)
     print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
