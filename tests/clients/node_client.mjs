@@ -246,11 +246,19 @@ async function overStdio(workspace) {
   return { client, negotiated: () => negotiated, close: () => client.close() };
 }
 
+// Servers still running when this process exits (a timed-out session) are killed with it.
+const servers = new Set();
+process.on('exit', () => {
+  for (const server of servers) server.kill('SIGKILL');
+});
+
 /** Starts `outl serve` on a free port and connects over Streamable HTTP. */
 async function overHttp(workspace) {
   const server = spawn(options.outl, ['serve', '--workspace', workspace, '--port', '0'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  servers.add(server);
+  server.once('exit', () => servers.delete(server));
   const stopServer = () => new Promise((done) => {
     if (server.exitCode !== null || server.signalCode !== null) return done();
     server.once('exit', done);
@@ -271,7 +279,6 @@ async function overHttp(workspace) {
       });
       server.once('exit', () => fail(new Error(`outl serve exited: ${stderr}`)));
     });
-    server.stderr.resume();
     const transport = new StreamableHTTPClientTransport(new URL(url));
     const client = new Client({ name: 'outl-node-client', version: '1.0.0' });
     await client.connect(transport);
