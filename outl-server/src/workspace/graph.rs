@@ -1,8 +1,10 @@
 //! The in-memory state of a workspace that reads see: pages by slug, the block id map, what is
 //! frozen, and the index.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::frozen::Frozen;
@@ -43,11 +45,11 @@ impl BlockAt<'_> {
 pub struct Graph {
     pages: BTreeMap<String, Page>,
     /// Page file → slug.
-    files: HashMap<String, String>,
-    /// Block id → slug of its page.
-    block_pages: HashMap<String, String>,
+    files: FxHashMap<String, String>,
+    /// Block id → slug of its page (one shared string per page).
+    block_pages: FxHashMap<String, Arc<str>>,
     /// Page slug → its file as last verified; absent when it must be hashed to be trusted.
-    pub(super) stamps: HashMap<String, Stamp>,
+    pub(super) stamps: FxHashMap<String, Stamp>,
     frozen: BTreeMap<String, Frozen>,
     pub(super) shadowed: Vec<Shadowed>,
     pub(super) skipped: Vec<Skipped>,
@@ -94,14 +96,14 @@ impl Graph {
 
     /// The block with this id and its page.
     pub fn block(&self, id: &str) -> Option<BlockAt<'_>> {
-        let page = self.pages.get(self.block_pages.get(id)?)?;
+        let page = self.pages.get(&**self.block_pages.get(id)?)?;
         let (_, block) = page.find_block(id)?;
         Some(BlockAt { page, block })
     }
 
     /// Slug of the page holding the block.
     pub fn page_of_block(&self, id: &str) -> Option<&str> {
-        self.block_pages.get(id).map(String::as_str)
+        self.block_pages.get(id).map(|slug| &**slug)
     }
 
     /// Pages edited outside outl and not reconciled yet.
@@ -130,11 +132,9 @@ impl Graph {
 
     /// Full-text search over block text, best first (see [`Index`] for the ranking).
     pub fn search(&self, query: &str) -> Vec<SearchHit> {
-        self.index.search_index().query(query, |slug, id| {
-            self.pages
-                .get(slug)?
-                .find_block(id)
-                .map(|(_, b)| b.text.as_str())
+        self.index.search_index().query(query, |id| {
+            let block = self.block(id)?;
+            Some((block.page.slug.as_str(), block.block.text.as_str()))
         })
     }
 
@@ -148,8 +148,9 @@ impl Graph {
 
     /// Adds a page whose slug is free. Its ids must be filled and free.
     pub(super) fn insert(&mut self, page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
+        let slug: Arc<str> = page.slug.as_str().into();
         for block in page.blocks_preorder() {
-            self.block_pages.insert(block.id.clone(), page.slug.clone());
+            self.block_pages.insert(block.id.clone(), slug.clone());
         }
         self.files.insert(page.file.clone(), page.slug.clone());
         match stamp {
@@ -167,7 +168,11 @@ impl Graph {
     pub(super) fn remove(&mut self, slug: &str) -> Option<Page> {
         let page = self.pages.remove(slug)?;
         for block in page.blocks_preorder() {
-            if self.block_pages.get(&block.id).is_some_and(|s| s == slug) {
+            if self
+                .block_pages
+                .get(&block.id)
+                .is_some_and(|s| &**s == slug)
+            {
                 self.block_pages.remove(&block.id);
             }
         }
@@ -199,7 +204,7 @@ impl Graph {
                 || self
                     .block_pages
                     .get(id)
-                    .is_some_and(|owner| !replaced.contains(owner))
+                    .is_some_and(|owner| !replaced.contains(&**owner))
         };
         let count = self.block_pages.len() + also_taken.len();
         let file = page.file.clone();

@@ -3,13 +3,15 @@
 //! a page's contribution is computed by one function, added when the page arrives and
 //! subtracted (from the old version of the page) when it changes or goes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::model::{Block, Page};
 use super::names::slug;
-use crate::outline::{self, TaskMarker};
+use crate::outline::{self, Properties, TaskMarker};
 
 /// Where something was found: a block of a page, or the page itself (its properties).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -26,85 +28,101 @@ type Holders = BTreeMap<String, Vec<Option<String>>>;
 #[derive(Debug, Default)]
 pub struct Index {
     /// Slugs a page links to, in order of first appearance.
-    outgoing: HashMap<String, Vec<String>>,
-    backlinks: HashMap<String, Holders>,
-    tags: HashMap<String, Holders>,
+    outgoing: FxHashMap<String, Vec<String>>,
+    backlinks: FxHashMap<String, Holders>,
+    tags: FxHashMap<String, Holders>,
     tasks: BTreeMap<TaskMarker, Holders>,
-    properties: HashMap<String, HashMap<String, Holders>>,
-    block_refs: HashMap<String, Holders>,
+    properties: FxHashMap<String, FxHashMap<String, Holders>>,
+    block_refs: FxHashMap<String, Holders>,
     search: Search,
 }
 
-/// Everything one page puts into the index.
+/// Everything one page puts into the index, borrowing from the page where it can.
 #[derive(Default)]
-struct Contribution {
-    outgoing: Vec<String>,
-    links: Vec<(String, Option<String>)>,
-    tags: Vec<(String, Option<String>)>,
-    tasks: Vec<(TaskMarker, String)>,
-    properties: Vec<(String, String, Option<String>)>,
-    block_refs: Vec<(String, String)>,
+struct Contribution<'a> {
+    links: Vec<(String, Option<&'a str>)>,
+    tags: Vec<(String, Option<&'a str>)>,
+    tasks: Vec<(TaskMarker, &'a str)>,
+    properties: Vec<(String, &'a str, Option<&'a str>)>,
+    block_refs: Vec<(String, &'a str)>,
 }
 
-fn contribution(page: &Page) -> Contribution {
+fn contribution(page: &Page) -> Contribution<'_> {
     let mut c = Contribution::default();
     properties_contribution(&page.properties, None, &mut c);
     for block in page.blocks_preorder() {
         block_contribution(block, &mut c);
     }
-    for (target, _) in &c.links {
-        if !c.outgoing.contains(target) && *target != page.slug {
-            c.outgoing.push(target.clone());
-        }
-    }
     c
 }
 
 /// Links, tags and values of a page's (`block: None`) or a block's properties.
-fn properties_contribution(
-    properties: &crate::outline::Properties,
-    block: Option<&str>,
-    c: &mut Contribution,
+fn properties_contribution<'a>(
+    properties: &'a Properties,
+    block: Option<&'a str>,
+    c: &mut Contribution<'a>,
 ) {
-    let block = block.map(str::to_string);
     for (key, value) in properties {
         let key = key.to_lowercase();
-        for name in outline::property_links(&key, value) {
-            if key == "tags" {
-                c.tags.push((slug(&name), block.clone()));
+        let is_tags = key == "tags";
+        // Only `tags::` and `alias::` link by bare names; others need link syntax.
+        if is_tags || key == "alias" || may_link(value) {
+            for name in outline::property_links(&key, value) {
+                if is_tags {
+                    c.tags.push((slug(&name), block));
+                }
+                c.links.push((slug(&name), block));
             }
-            c.links.push((slug(&name), block.clone()));
         }
-        c.properties
-            .push((key, value.trim().to_string(), block.clone()));
+        c.properties.push((key, value.trim(), block));
     }
 }
 
-fn block_contribution(block: &Block, c: &mut Contribution) {
-    let id = Some(block.id.clone());
-    for name in outline::page_links(&block.text) {
-        c.links.push((slug(&name), id.clone()));
+/// Whether a text can hold a page link or tag at all (every form has `[[` or `#`): most
+/// texts have neither, and tokenizing them would find nothing.
+fn may_link(text: &str) -> bool {
+    text.contains("[[") || text.contains('#')
+}
+
+fn block_contribution<'a>(block: &'a Block, c: &mut Contribution<'a>) {
+    let id = block.id.as_str();
+    if may_link(&block.text) {
+        for name in outline::page_links(&block.text) {
+            c.links.push((slug(&name), Some(id)));
+        }
+        if block.text.contains('#') {
+            for name in outline::tags(&block.text) {
+                c.tags.push((slug(&name), Some(id)));
+            }
+        }
     }
-    for name in outline::tags(&block.text) {
-        c.tags.push((slug(&name), id.clone()));
-    }
-    properties_contribution(&block.properties, Some(&block.id), c);
+    properties_contribution(&block.properties, Some(id), c);
     if let Some((marker, _)) = outline::task_marker(&block.text) {
-        c.tasks.push((marker, block.id.clone()));
+        c.tasks.push((marker, id));
     }
-    for target in outline::block_refs(&block.text) {
-        c.block_refs.push((target, block.id.clone()));
-    }
-}
-
-fn add_holder(map: &mut Holders, page: &str, block: Option<String>) {
-    let blocks = map.entry(page.to_string()).or_default();
-    if !blocks.contains(&block) {
-        blocks.push(block);
+    if block.text.contains("((") {
+        for target in outline::block_refs(&block.text) {
+            c.block_refs.push((target, id));
+        }
     }
 }
 
-fn remove_page_from<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Holders>, key: &K, page: &str) {
+/// Records that `block` of `page` holds a key. A block's contributions to one key arrive
+/// one after the other, so a repeat is always the last entry.
+fn add_holder(map: &mut Holders, page: &str, block: Option<&str>) {
+    match map.get_mut(page) {
+        Some(blocks) => {
+            if blocks.last().map(Option::as_deref) != Some(block) {
+                blocks.push(block.map(str::to_string));
+            }
+        }
+        None => {
+            map.insert(page.to_string(), vec![block.map(str::to_string)]);
+        }
+    }
+}
+
+fn remove_page_from(map: &mut FxHashMap<String, Holders>, key: &str, page: &str) {
     if let Some(holders) = map.get_mut(key) {
         holders.remove(page);
         if holders.is_empty() {
@@ -143,7 +161,12 @@ impl Index {
     fn add(&mut self, page: &Page) {
         let c = contribution(page);
         let p = page.slug.as_str();
+        let mut outgoing = Vec::new();
+        let mut seen = HashSet::new();
         for (target, block) in c.links {
+            if target != p && seen.insert(target.clone()) {
+                outgoing.push(target.clone());
+            }
             add_holder(self.backlinks.entry(target).or_default(), p, block);
         }
         for (tag, block) in c.tags {
@@ -154,13 +177,17 @@ impl Index {
         }
         for (key, value, block) in c.properties {
             let values = self.properties.entry(key).or_default();
-            add_holder(values.entry(value).or_default(), p, block);
+            let holders = match values.get_mut(value) {
+                Some(holders) => holders,
+                None => values.entry(value.to_string()).or_default(),
+            };
+            add_holder(holders, p, block);
         }
         for (target, block) in c.block_refs {
             add_holder(self.block_refs.entry(target).or_default(), p, Some(block));
         }
-        if !c.outgoing.is_empty() {
-            self.outgoing.insert(page.slug.clone(), c.outgoing);
+        if !outgoing.is_empty() {
+            self.outgoing.insert(page.slug.clone(), outgoing);
         }
         self.search.add(page);
     }
@@ -301,17 +328,17 @@ pub struct Search {
     docs: Vec<Option<Doc>>,
     free: Vec<u32>,
     /// Sorted by doc number.
-    postings: HashMap<Box<str>, Vec<(u32, u32)>>,
+    postings: FxHashMap<Box<str>, Vec<(u32, u32)>>,
     /// Doc numbers of each page's blocks.
-    page_docs: HashMap<String, Vec<u32>>,
+    page_docs: FxHashMap<String, Vec<u32>>,
     total_len: u64,
     live: u64,
 }
 
+/// A block in the search index; its page is found through the block id.
 #[derive(Debug)]
 struct Doc {
-    slug: String,
-    block: String,
+    block: Box<str>,
     len: u32,
 }
 
@@ -325,9 +352,17 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
-/// Lowercased tokens of a text: runs of alphanumeric characters.
-pub fn tokens(text: &str) -> impl Iterator<Item = String> + '_ {
-    token_spans(text).map(|(start, end)| text[start..end].to_lowercase())
+/// Lowercased tokens of a text: runs of alphanumeric characters. Borrowed when already
+/// lowercase, as most are.
+pub fn tokens(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
+    token_spans(text).map(|(start, end)| {
+        let token = &text[start..end];
+        if token.chars().any(char::is_uppercase) {
+            Cow::Owned(token.to_lowercase())
+        } else {
+            Cow::Borrowed(token)
+        }
+    })
 }
 
 fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
@@ -346,12 +381,17 @@ fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-fn term_counts(text: &str) -> (HashMap<String, u32>, u32) {
-    let mut counts: HashMap<String, u32> = HashMap::new();
-    let mut len = 0;
-    for token in tokens(text) {
-        *counts.entry(token).or_default() += 1;
-        len += 1;
+/// Each distinct token of a text with its count, and the number of tokens.
+fn term_counts(text: &str) -> (Vec<(Cow<'_, str>, u32)>, u32) {
+    let mut all: Vec<Cow<'_, str>> = tokens(text).collect();
+    let len = all.len() as u32;
+    all.sort_unstable();
+    let mut counts: Vec<(Cow<'_, str>, u32)> = Vec::with_capacity(all.len());
+    for token in all {
+        match counts.last_mut() {
+            Some((last, n)) if *last == token => *n += 1,
+            _ => counts.push((token, 1)),
+        }
     }
     (counts, len)
 }
@@ -362,8 +402,7 @@ impl Search {
         for block in page.blocks_preorder() {
             let (counts, len) = term_counts(&block.text);
             let doc = Doc {
-                slug: page.slug.clone(),
-                block: block.id.clone(),
+                block: block.id.as_str().into(),
                 len,
             };
             let n = match self.free.pop() {
@@ -377,9 +416,18 @@ impl Search {
                 }
             };
             for (term, tf) in counts {
-                let list = self.postings.entry(term.into_boxed_str()).or_default();
-                let at = list.partition_point(|&(d, _)| d < n);
-                list.insert(at, (n, tf));
+                let list = match self.postings.get_mut(&*term) {
+                    Some(list) => list,
+                    None => self.postings.entry(term.into()).or_default(),
+                };
+                // New docs mostly take the highest number: appending is the common case.
+                match list.last() {
+                    Some(&(last, _)) if last > n => {
+                        let at = list.partition_point(|&(d, _)| d < n);
+                        list.insert(at, (n, tf));
+                    }
+                    _ => list.push((n, tf)),
+                }
             }
             self.total_len += u64::from(len);
             self.live += 1;
@@ -394,13 +442,13 @@ impl Search {
         };
         for (block, n) in page.blocks_preorder().into_iter().zip(docs) {
             let (counts, _) = term_counts(&block.text);
-            for term in counts.keys() {
-                if let Some(list) = self.postings.get_mut(term.as_str()) {
+            for (term, _) in counts {
+                if let Some(list) = self.postings.get_mut(&*term) {
                     if let Ok(at) = list.binary_search_by_key(&n, |&(d, _)| d) {
                         list.remove(at);
                     }
                     if list.is_empty() {
-                        self.postings.remove(term.as_str());
+                        self.postings.remove(&*term);
                     }
                 }
             }
@@ -413,11 +461,11 @@ impl Search {
     }
 
     /// Blocks containing every term of `query` (and every `"quoted phrase"`), best first.
-    /// `text_of` gives a block's text, for phrases and snippets.
+    /// `locate` gives a block's page slug and text, for phrases and snippets.
     pub fn query<'a>(
         &self,
         query: &str,
-        text_of: impl Fn(&str, &str) -> Option<&'a str>,
+        locate: impl Fn(&str) -> Option<(&'a str, &'a str)>,
     ) -> Vec<SearchHit> {
         let parsed = ParsedQuery::new(query);
         if parsed.terms.is_empty() {
@@ -452,7 +500,7 @@ impl Search {
             let Some(doc) = self.docs[n as usize].as_ref() else {
                 continue;
             };
-            let Some(text) = text_of(&doc.slug, &doc.block) else {
+            let Some((slug, text)) = locate(&doc.block) else {
                 continue;
             };
             if !parsed.phrases_match(text) {
@@ -468,8 +516,8 @@ impl Search {
                 })
                 .sum();
             hits.push(SearchHit {
-                slug: doc.slug.clone(),
-                block: doc.block.clone(),
+                slug: slug.to_string(),
+                block: doc.block.to_string(),
                 score,
                 snippet: snippet(text, &parsed.terms),
             });
@@ -496,7 +544,7 @@ impl ParsedQuery {
         let mut terms: Vec<String> = Vec::new();
         let mut phrases = Vec::new();
         for (i, part) in query.split('"').enumerate() {
-            let part_tokens: Vec<String> = tokens(part).collect();
+            let part_tokens: Vec<String> = tokens(part).map(Cow::into_owned).collect();
             // Odd parts sit between quotes (an unclosed quote runs to the end).
             if i % 2 == 1 && part_tokens.len() > 1 {
                 phrases.push(part_tokens.clone());
@@ -514,11 +562,11 @@ impl ParsedQuery {
         if self.phrases.is_empty() {
             return true;
         }
-        let text_tokens: Vec<String> = tokens(text).collect();
+        let text_tokens: Vec<Cow<'_, str>> = tokens(text).collect();
         self.phrases.iter().all(|phrase| {
             text_tokens
                 .windows(phrase.len())
-                .any(|w| w == phrase.as_slice())
+                .any(|window| window.iter().zip(phrase).all(|(a, b)| a == b))
         })
     }
 }

@@ -95,10 +95,11 @@ fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipp
             continue;
         }
         let rel = format!("{dir}/{name}");
-        let Ok(meta) = entry.path().symlink_metadata() else {
+        // The type comes with the directory entry: no stat per file.
+        let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if meta.is_symlink() {
+        if kind.is_symlink() {
             match entry.path().canonicalize() {
                 Ok(target)
                     if target.starts_with(root) && target.is_file() && name.ends_with(".md") =>
@@ -111,9 +112,9 @@ fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipp
                 }),
                 _ => {}
             }
-        } else if meta.is_dir() {
+        } else if kind.is_dir() {
             walk(root, &rel, files, skipped);
-        } else if meta.is_file() && name.ends_with(".md") {
+        } else if kind.is_file() && name.ends_with(".md") {
             files.push(rel);
         }
     }
