@@ -273,36 +273,40 @@ impl Workspace {
     }
 
     /// The page properties and the blocks of `md` (a whole page's markdown), each block with
-    /// a fresh id, ready to write.
+    /// a fresh id (or its own `id::`), ready to write.
     pub fn parse_page(&self, md: &str) -> (Properties, Vec<Block>) {
         let (properties, mut blocks) = format::parse(md);
-        let graph = self
-            .graph
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let graph = self.graph();
         let mut minter = self
             .minter
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut fresh = HashSet::new();
         let count = graph.block_count();
-        give_fresh_ids(&mut blocks, &mut |block| {
-            if ids::user_id(block).is_none() {
+        give_fresh_ids(&mut blocks, &mut |block| match ids::user_id(block) {
+            Some(user) => block.id = user.to_string(),
+            None => {
                 block.id = minter.fresh(count, |id| graph.id_taken(id) || fresh.contains(id));
                 fresh.insert(block.id.clone());
-            } else if let Some(user) = ids::user_id(block) {
-                block.id = user.to_string();
             }
         });
         (properties, blocks)
     }
 
     /// What op `seq` changed: the markdown and block ids of each of its pages before and
-    /// after, parallel to [`Op::pages`] (what undo and redo replay).
+    /// after, parallel to [`Op::pages`] (what undo and redo replay). `INVALID_ARGUMENTS` for a
+    /// seq that is not in the log.
     pub fn op_body(&self, seq: u64) -> Result<Body, Error> {
         let mut w = self.lock_writer();
         self.catch_up(&mut w, false)?;
-        Ok(w.log.get(seq).map(|(_, body)| body)?)
+        if seq == 0 || seq > w.log.last_seq() {
+            return Err(Error::new(
+                ErrorCode::InvalidArguments,
+                format!("there is no op {seq} in the log"),
+            )
+            .with_data(serde_json::json!({ "seq": seq })));
+        }
+        Ok(w.log.get(seq)?.1)
     }
 
     /// The markdown outl would write for these blocks (ids are never written).

@@ -659,5 +659,8 @@ fn op_body_holds_the_ids_before_and_after() {
     let change = &body.pages[0];
     assert_eq!(change.before.as_ref().map(|c| &c.ids), Some(&before));
     assert!(change.after.is_none());
-    assert_eq!(ws.op_body(op.seq + 1).unwrap_err().code, ErrorCode::Io);
+    assert_eq!(
+        ws.op_body(op.seq + 1).unwrap_err().code,
+        ErrorCode::InvalidArguments
+    );
 }
