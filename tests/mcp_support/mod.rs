@@ -69,6 +69,40 @@ impl StdioSession {
         self.send_line(&message.to_string());
     }
 
+    /// Sends `bytes` and a newline as they are: invalid UTF-8 and lone control bytes included.
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin is open until finish");
+        stdin.write_all(bytes).expect("write to outl");
+        stdin.write_all(b"\n").expect("write to outl");
+        stdin.flush().expect("flush");
+    }
+
+    /// The next line outl writes within `wait`, parsed; `None` when nothing came (or outl
+    /// has exited and its output is drained).
+    pub fn recv_within(&mut self, wait: Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(wait).ok()?;
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}")),
+        )
+    }
+
+    /// Ends outl with SIGKILL, as a crash or an out-of-memory kill would, and waits for it.
+    /// What it wrote before dying can still be read with [`recv_within`](Self::recv_within).
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill outl mcp");
+        self.child.wait().expect("wait for outl");
+        drop(self.stdin.take());
+    }
+
+    /// A ping answered within the reply timeout: the session is alive.
+    pub fn assert_alive(&mut self) {
+        self.next_id += 1;
+        let id = self.next_id;
+        let pong = self.request(id, "ping", json!({}));
+        assert!(pong["result"].is_object(), "ping: {pong}");
+    }
+
     /// The next line outl writes, parsed; every stdout line must be one JSON-RPC message.
     pub fn recv(&mut self) -> Value {
         let line = self
@@ -197,6 +231,43 @@ pub fn demo_workspace() -> tempfile::TempDir {
     dir
 }
 
+/// Every file under `root`, `.outl/` included, by path relative to it, with its bytes.
+pub fn files_of(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).expect("read a workspace folder") {
+            let path = entry.expect("a folder entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let relative = path.strip_prefix(root).expect("inside the root");
+                let bytes = std::fs::read(&path).expect("read a workspace file");
+                out.insert(relative.to_string_lossy().into_owned(), bytes);
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(root, root, &mut out);
+    out
+}
+
+/// Fails, naming the files, unless `root` holds exactly the files and bytes of `before`.
+pub fn assert_files_unchanged(
+    before: &std::collections::BTreeMap<String, Vec<u8>>,
+    root: &Path,
+    context: &str,
+) {
+    let after = files_of(root);
+    let changed: Vec<&String> = before
+        .keys()
+        .chain(after.keys())
+        .filter(|path| before.get(*path) != after.get(*path))
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "{context}: the workspace changed: {changed:?}"
+    );
+}
+
 /// `outl call TOOL --args ARGS` on `workspace`: the printed `{ok, data, error}` envelope.
 pub fn outl_call(workspace: &Path, tool: &str, args: &Value, env: &[(&str, &str)]) -> Value {
     let output = Command::new(OUTL)
@@ -277,6 +348,32 @@ impl HttpServer {
         self.post(message.to_string().as_bytes(), headers)
     }
 
+    /// Initializes an MCP session and sends `notifications/initialized`.
+    pub fn session(&self) -> HttpSession<'_> {
+        let init = self.post_json(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": initialize_params(HttpSession::VERSION)}),
+            &[],
+        );
+        assert_eq!(init.status, 200, "initialize: {init:?}");
+        let id = init
+            .header("mcp-session-id")
+            .expect("a session id")
+            .to_owned();
+        let session = HttpSession {
+            server: self,
+            id,
+            next_id: std::cell::Cell::new(1000),
+        };
+        let initialized = session.post(
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(initialized.status, 202, "{initialized:?}");
+        session
+    }
+
     /// Opens the session's standalone SSE stream (GET /mcp) and leaves it open.
     pub fn open_event_stream(&self, session: &str) -> TcpStream {
         let mut stream = TcpStream::connect(&self.addr).expect("connect to outl serve");
@@ -328,6 +425,57 @@ impl Drop for HttpServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// One MCP session of an [`HttpServer`]: its requests carry the session id.
+pub struct HttpSession<'s> {
+    server: &'s HttpServer,
+    pub id: String,
+    next_id: std::cell::Cell<i64>,
+}
+
+impl HttpSession<'_> {
+    pub const VERSION: &'static str = "2025-06-18";
+
+    /// POSTs `body` as it is, inside the session.
+    pub fn post(&self, body: &[u8]) -> HttpResponse {
+        self.server.post(
+            body,
+            &[
+                ("Mcp-Session-Id", self.id.as_str()),
+                ("MCP-Protocol-Version", Self::VERSION),
+            ],
+        )
+    }
+
+    /// A request and its one reply message.
+    pub fn request(&self, method: &str, params: Value) -> Value {
+        self.next_id.set(self.next_id.get() + 1);
+        let id = self.next_id.get();
+        let response = self.post(
+            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(response.status, 200, "{method}: {response:?}");
+        let reply = response
+            .messages()
+            .pop()
+            .unwrap_or_else(|| panic!("{method}: no reply in {response:?}"));
+        assert_eq!(reply["id"], id, "reply to another request: {reply}");
+        reply
+    }
+
+    /// A tools/call; the reply as [`StdioSession::call`] returns it.
+    pub fn call(&self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+
+    /// A ping answered: the server and this session are alive.
+    pub fn assert_alive(&self) {
+        let pong = self.request("ping", json!({}));
+        assert!(pong["result"].is_object(), "ping: {pong}");
     }
 }
 

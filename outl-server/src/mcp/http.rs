@@ -1,12 +1,16 @@
 //! Streamable HTTP at `/mcp`: rmcp's service behind axum, with the guards a local server
-//! needs. Requests pass, in order: the bearer token (401, before anything is read), the
-//! `Host` and `Origin` checks against DNS rebinding (403), the body limit (413).
+//! needs. Requests pass, in order: the bearer token (401, before anything is read), the body
+//! limit (413) and the screen that stdio uses too (400 with a JSON-RPC error for a body that
+//! is not one readable message), then the `Host` and `Origin` checks against DNS rebinding
+//! (403). A request refused at any step reaches no tool.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Request, State};
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::{BytesRejection, FailedToBufferBody};
+use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
@@ -15,6 +19,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::server::OutlServer;
+use crate::mcp::stdio::{Verdict, screen_message};
 
 /// The largest request body accepted; a bigger one gets 413.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -88,7 +93,9 @@ fn router(
     );
     let router = Router::new()
         .route_service("/mcp", mcp)
-        .layer(middleware::from_fn(session_end_no_content));
+        .layer(middleware::from_fn(session_end_no_content))
+        .layer(middleware::from_fn(screen_body))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES));
     match &options.token {
         Some(token) => {
             let expected = Arc::new(blake3::hash(token.as_bytes()));
@@ -109,6 +116,66 @@ async fn session_end_no_content(request: Request, next: Next) -> Response {
     response
 }
 
+/// Reads a POSTed JSON body and answers, as stdio does, what rmcp would refuse with a bare
+/// 415: non-JSON gets -32700, JSON that is not one message -32600 (batches included), a known
+/// method with unfitting params -32602, each as a 400 whose body is the JSON-RPC error.
+async fn screen_body(request: Request, next: Next) -> Response {
+    // A body announced as too large is refused before it is waited for.
+    let announced = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    if announced.is_some_and(|len| len > MAX_BODY_BYTES as u64) {
+        return payload_too_large();
+    }
+    let is_json = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split(';').next().unwrap_or_default().trim();
+            essence.eq_ignore_ascii_case("application/json")
+        });
+    if request.method() != Method::POST || !is_json {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let limited = Request::from_parts(parts.clone(), body);
+    let bytes = match Bytes::from_request(limited, &()).await {
+        Ok(bytes) => bytes,
+        Err(BytesRejection::FailedToBufferBody(FailedToBufferBody::LengthLimitError(_))) => {
+            return payload_too_large();
+        }
+        Err(rejection) => return rejection.into_response(),
+    };
+    match screen_message(&bytes) {
+        Verdict::Forward(_) => {
+            next.run(Request::from_parts(parts, Body::from(bytes)))
+                .await
+        }
+        Verdict::Answer(error) => (
+            StatusCode::BAD_REQUEST,
+            [(header::CONTENT_TYPE, "application/json")],
+            error.to_string(),
+        )
+            .into_response(),
+        Verdict::Ignore => (
+            StatusCode::BAD_REQUEST,
+            "Bad Request: an empty body, or a notification or response outl cannot read",
+        )
+            .into_response(),
+    }
+}
+
+fn payload_too_large() -> Response {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("Payload Too Large: request body exceeds {MAX_BODY_BYTES} bytes"),
+    )
+        .into_response()
+}
+
 /// Compares digests, whose equality check is constant-time, so the comparison does not
 /// leak how much of a guessed token was right.
 async fn require_bearer(
@@ -120,7 +187,10 @@ async fn require_bearer(
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "));
+        .and_then(|value| value.split_once(' '))
+        // The scheme is case-insensitive (RFC 9110 §11.1); the token is compared exactly.
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token);
     match presented {
         Some(token) if blake3::hash(token.trim().as_bytes()) == *expected => {
             next.run(request).await

@@ -61,101 +61,15 @@ impl Screen {
     }
 
     pub fn judge(&mut self, line: &[u8]) -> Verdict {
-        let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            return Verdict::Ignore;
-        }
-        let value: Value = match serde_json::from_slice(line) {
-            Ok(value) => value,
-            Err(e) => {
-                return Verdict::Answer(error_response(
-                    Value::Null,
-                    PARSE_ERROR,
-                    format!("Parse error: {e}"),
-                ));
-            }
-        };
-        let Value::Object(object) = &value else {
-            let why = if value.is_array() {
-                "Invalid Request: batches are not supported; send one message per line"
-            } else {
-                "Invalid Request: a JSON-RPC message is an object"
-            };
-            return Verdict::Answer(error_response(Value::Null, INVALID_REQUEST, why.to_owned()));
-        };
-        let id = object.get("id").cloned();
-        let id_is_valid = id.as_ref().is_some_and(|id| id.is_string() || id.is_i64());
-        let method = object
-            .get("method")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        let is_response = object.contains_key("result") || object.contains_key("error");
-        if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Verdict::Answer(error_response(
-                answerable_id(id, id_is_valid),
-                INVALID_REQUEST,
-                "Invalid Request: \"jsonrpc\" must be \"2.0\"".to_owned(),
-            ));
-        }
-        let message = match serde_json::from_value::<ClientJsonRpcMessage>(value) {
-            Ok(message) => message,
-            Err(e) => return Self::unreadable(method, is_response, id, id_is_valid, e),
-        };
-        self.admit(message)
-    }
-
-    /// A message of the right outline that rmcp cannot read.
-    fn unreadable(
-        method: Option<String>,
-        is_response: bool,
-        id: Option<Value>,
-        id_is_valid: bool,
-        e: serde_json::Error,
-    ) -> Verdict {
-        match (method, id) {
-            // A notification gets no answer, whatever is wrong with it.
-            (Some(method), None) => {
-                tracing::debug!(%method, error = %e, "ignoring an unreadable notification");
-                Verdict::Ignore
-            }
-            // Unknown methods parse as custom requests when their params are an object, so
-            // here the params do not fit the method, or are not an object at all.
-            (Some(method), Some(id)) if id_is_valid => Verdict::Answer(error_response(
-                id,
-                INVALID_PARAMS,
-                format!("Invalid params for {method}: {e}"),
-            )),
-            (Some(_), Some(_)) => Verdict::Answer(error_response(
-                Value::Null,
-                INVALID_REQUEST,
-                "Invalid Request: \"id\" must be a string or an integer".to_owned(),
-            )),
-            // A reply to a request outl sent: answering a response is never allowed.
-            (None, _) if is_response => {
-                tracing::debug!(error = %e, "ignoring an unreadable response");
-                Verdict::Ignore
-            }
-            (None, id) => Verdict::Answer(error_response(
-                answerable_id(id, id_is_valid),
-                INVALID_REQUEST,
-                format!("Invalid Request: {e}"),
-            )),
+        match screen_message(line) {
+            Verdict::Forward(message) => self.admit(*message),
+            other => other,
         }
     }
 
     /// Keeps rmcp's handshake loop alive: before a session exists, only messages it accepts
     /// there get through.
     fn admit(&mut self, message: ClientJsonRpcMessage) -> Verdict {
-        if let JsonRpcMessage::Request(request) = &message
-            && let ClientRequest::CustomRequest(custom) = &request.request
-            && let Some(problem) = params_problem(&custom.method, custom.params.as_ref())
-        {
-            return Verdict::Answer(error_response(
-                serde_json::to_value(&request.id).unwrap_or(Value::Null),
-                INVALID_PARAMS,
-                format!("Invalid params for {}: {problem}", custom.method),
-            ));
-        }
         if self.session_open {
             return Verdict::Forward(Box::new(message));
         }
@@ -194,6 +108,102 @@ impl Screen {
             }
         }
         Verdict::Forward(Box::new(message))
+    }
+}
+
+/// What one message says about itself, whatever the session's state: the checks shared by
+/// stdio (line by line, before [`Screen::judge`]'s lifecycle check) and by Streamable HTTP
+/// (request body by request body, before rmcp reads it).
+pub fn screen_message(line: &[u8]) -> Verdict {
+    let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Verdict::Ignore;
+    }
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(value) => value,
+        Err(e) => {
+            return Verdict::Answer(error_response(
+                Value::Null,
+                PARSE_ERROR,
+                format!("Parse error: {e}"),
+            ));
+        }
+    };
+    let Value::Object(object) = &value else {
+        let why = if value.is_array() {
+            "Invalid Request: batches are not supported; send one message at a time"
+        } else {
+            "Invalid Request: a JSON-RPC message is an object"
+        };
+        return Verdict::Answer(error_response(Value::Null, INVALID_REQUEST, why.to_owned()));
+    };
+    let id = object.get("id").cloned();
+    let id_is_valid = id.as_ref().is_some_and(|id| id.is_string() || id.is_i64());
+    let method = object
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let is_response = object.contains_key("result") || object.contains_key("error");
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Verdict::Answer(error_response(
+            answerable_id(id, id_is_valid),
+            INVALID_REQUEST,
+            "Invalid Request: \"jsonrpc\" must be \"2.0\"".to_owned(),
+        ));
+    }
+    let message = match serde_json::from_value::<ClientJsonRpcMessage>(value) {
+        Ok(message) => message,
+        Err(e) => return unreadable(method, is_response, id, id_is_valid, e),
+    };
+    if let JsonRpcMessage::Request(request) = &message
+        && let ClientRequest::CustomRequest(custom) = &request.request
+        && let Some(problem) = params_problem(&custom.method, custom.params.as_ref())
+    {
+        return Verdict::Answer(error_response(
+            serde_json::to_value(&request.id).unwrap_or(Value::Null),
+            INVALID_PARAMS,
+            format!("Invalid params for {}: {problem}", custom.method),
+        ));
+    }
+    Verdict::Forward(Box::new(message))
+}
+
+/// A message of the right outline that rmcp cannot read.
+fn unreadable(
+    method: Option<String>,
+    is_response: bool,
+    id: Option<Value>,
+    id_is_valid: bool,
+    e: serde_json::Error,
+) -> Verdict {
+    match (method, id) {
+        // A notification gets no answer, whatever is wrong with it.
+        (Some(method), None) => {
+            tracing::debug!(%method, error = %e, "ignoring an unreadable notification");
+            Verdict::Ignore
+        }
+        // Unknown methods parse as custom requests when their params are an object, so
+        // here the params do not fit the method, or are not an object at all.
+        (Some(method), Some(id)) if id_is_valid => Verdict::Answer(error_response(
+            id,
+            INVALID_PARAMS,
+            format!("Invalid params for {method}: {e}"),
+        )),
+        (Some(_), Some(_)) => Verdict::Answer(error_response(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: \"id\" must be a string or an integer".to_owned(),
+        )),
+        // A reply to a request outl sent: answering a response is never allowed.
+        (None, _) if is_response => {
+            tracing::debug!(error = %e, "ignoring an unreadable response");
+            Verdict::Ignore
+        }
+        (None, id) => Verdict::Answer(error_response(
+            answerable_id(id, id_is_valid),
+            INVALID_REQUEST,
+            format!("Invalid Request: {e}"),
+        )),
     }
 }
 
