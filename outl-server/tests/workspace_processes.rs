@@ -1,6 +1,6 @@
 //! The workspace engine across processes: a writer killed (SIGKILL) mid-write loses no
 //! acknowledged write and leaves md, sidecar and log in agreement; two writers on one
-//! workspace lose no update.
+//! workspace, opened again and again by a third process meanwhile, lose no update.
 //!
 //! The writers are this test binary run again on its ignored `writer_process` test, told what
 //! to do through `OUTL_TEST_*` variables. A writer prints `ack …` only after the write call
@@ -315,6 +315,17 @@ fn two_writers_on_one_workspace_lose_no_update() {
         .map(|child| forward_acks(child, tx.clone()))
         .collect();
     drop(tx);
+    // Opening the workspace meanwhile (as each `outl call` does) must not disturb the writers.
+    let mut opened = 0;
+    while children
+        .iter_mut()
+        .any(|c| c.try_wait().expect("writer").is_none())
+    {
+        let ws = Workspace::open(root).expect("open while writers write");
+        assert_eq!(ws.snapshot().frozen().count(), 0);
+        opened += 1;
+    }
+    assert!(opened > 0);
     for child in &mut children {
         assert!(child.wait().expect("writer").success(), "a writer failed");
     }

@@ -72,13 +72,19 @@ pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Removes temp files a crashed writer left in `dir` (not recursive).
+/// Removes temp files a crashed writer left in `dir` and its sub-folders. Call only under the
+/// workspace lock: a live writer's temp file would go too.
 pub fn remove_stale_temps(dir: &Path) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
     for entry in entries.flatten() {
-        if entry
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            remove_stale_temps(&entry.path());
+        } else if entry
             .file_name()
             .to_str()
             .is_some_and(|n| n.starts_with('.') && n.contains(TEMP_MARKER))
@@ -108,9 +114,12 @@ mod tests {
     #[test]
     fn stale_temps_are_removed() {
         let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
         fs::write(dir.path().join(format!(".a.md{TEMP_MARKER}1-1")), "x").unwrap();
+        fs::write(dir.path().join(format!("sub/.b.md{TEMP_MARKER}1-2")), "x").unwrap();
         fs::write(dir.path().join("a.md"), "x").unwrap();
         remove_stale_temps(dir.path());
-        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert_eq!(fs::read_dir(dir.path().join("sub")).unwrap().count(), 0);
     }
 }

@@ -178,11 +178,7 @@ impl Workspace {
     /// the folder does not exist. See the module docs for what opening does.
     pub fn open(root: &Path) -> Result<Workspace, Error> {
         let root = prepare_root(root)?;
-        for dir in [names::PAGES_DIR, names::JOURNALS_DIR] {
-            disk::remove_stale_temps(&root.join(dir));
-        }
         let state = root.join(STATE_DIR);
-        disk::remove_stale_temps(&state);
         let lock = OpenOptions::new()
             .read(true)
             .write(true)
@@ -205,6 +201,10 @@ impl Workspace {
             minter: Mutex::new(IdMinter::new()),
         };
         workspace.with_lock_only(|w| {
+            // Under the lock no writer is between creating a temp file and renaming it.
+            for dir in [names::PAGES_DIR, names::JOURNALS_DIR, STATE_DIR] {
+                disk::remove_stale_temps(&workspace.root.join(dir));
+            }
             // Headers only: the pages are read from disk once the newest op is settled.
             w.log.read_new(false, true)?;
             workspace.settle_newest(w)?;
