@@ -664,3 +664,35 @@ fn op_body_holds_the_ids_before_and_after() {
         ErrorCode::InvalidArguments
     );
 }
+
+#[test]
+fn a_second_instance_sees_the_first_ones_writes_and_writes_on_top() {
+    let (dir, first) = sample_workspace();
+    let second = Workspace::open(dir.path()).unwrap();
+    first
+        .edit("block.update", &["bob"], |pages| {
+            pages[0].blocks[0].text = "from the first".into();
+            Ok(())
+        })
+        .unwrap();
+    let created = first
+        .create_page("Shared", Default::default(), first.parse_blocks("- s\n"))
+        .unwrap();
+    // Reads catch up with the log; ids are the writer's.
+    assert_eq!(texts(&second, "bob")[0], "from the first");
+    assert_eq!(ids_of(&second, "shared")[0].1, created.blocks[0].id);
+    second
+        .edit("block.update", &["bob"], |pages| {
+            pages[0].blocks[1].text = "from the second".into();
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(
+        texts(&first, "bob")[..2],
+        ["from the first", "from the second"]
+    );
+    assert!(first.snapshot().frozen_page("bob").is_none());
+    // Undo in the first instance reverts the second's op: history is the workspace's.
+    first.undo().unwrap();
+    assert_eq!(texts(&second, "bob")[1], "referenced");
+}
