@@ -86,9 +86,10 @@
 //! written); a file whose hash differs from its sidecar was edited outside outl and is frozen,
 //! its ids carried over from the sidecar's copy of the markdown. Finally the index is built.
 //!
-//! After open, files created, edited or deleted outside outl are noticed by [`Workspace::refresh`]
-//! (a stat of every page file) and, for the pages a write touches, before every write. A
-//! new file is simply a new page; a deleted file's page disappears (its sidecar is kept, so its
+//! After open, files created, edited or deleted outside outl are noticed by
+//! [`Workspace::refresh`] (a stat of every page file), which [`Workspace::snapshot`] runs by
+//! itself every few seconds, and, for the pages a write touches, before every write. A new
+//! file is simply a new page; a deleted file's page disappears (its sidecar is kept, so its
 //! ids come back if the file does).
 
 mod disk;
@@ -139,6 +140,10 @@ use crate::{Error, ErrorCode};
 /// Where outl keeps its own state inside the workspace.
 pub const STATE_DIR: &str = ".outl";
 const LOCK_FILE: &str = "lock";
+/// Reads look for files changed outside outl at most this often…
+const RESCAN_INTERVAL: Duration = Duration::from_secs(2);
+/// …and spend at most one part in this many of their time looking.
+const RESCAN_COST_SHARE: u32 = 20;
 
 /// Content hash of a page file: the first 16 hex digits of its BLAKE3 hash.
 pub fn content_hash(bytes: &[u8]) -> String {
@@ -160,7 +165,9 @@ struct Writer {
     lock: File,
     /// The newest op known to match the disk.
     settled: u64,
+    /// When files were last looked at for changes made outside outl, and how long it took.
     last_refresh: Instant,
+    rescan_cost: Duration,
 }
 
 /// A consistent read view. Hold it only while reading: writes wait for it.
@@ -197,6 +204,7 @@ impl Workspace {
                 lock,
                 settled: 0,
                 last_refresh: Instant::now(),
+                rescan_cost: Duration::ZERO,
             }),
             minter: Mutex::new(IdMinter::new()),
         };
@@ -225,15 +233,31 @@ impl Workspace {
         self.format
     }
 
-    /// A consistent view for reading. Picks up the writes of other outl processes first
-    /// (one `stat` of the op log when there are none).
+    /// A consistent view for reading. Picks up the writes of other outl processes first (one
+    /// `stat` of the op log when there are none), and now and then files changed outside outl
+    /// (see [`refresh`](Self::refresh)): at most every 2 seconds, and less often on a workspace
+    /// so large that looking takes more than a twentieth of that time. Never waits for a
+    /// writer: when one holds the workspace, the view is what this process last saw.
     pub fn snapshot(&self) -> Snapshot<'_> {
-        if let Ok(mut w) = self.writer.try_lock()
-            && w.log.has_news().unwrap_or(false)
-        {
-            // Without the lock: a writer may be appending, so only complete ops are read.
-            if let Err(e) = self.catch_up(&mut w, false) {
-                tracing::warn!("cannot read the op log: {e}");
+        if let Ok(mut w) = self.writer.try_lock() {
+            let interval = RESCAN_INTERVAL.max(w.rescan_cost * RESCAN_COST_SHARE);
+            if w.last_refresh.elapsed() >= interval
+                && fs4::fs_std::FileExt::try_lock_exclusive(&w.lock).unwrap_or(false)
+            {
+                let result = self
+                    .catch_up(&mut w, true)
+                    .and_then(|()| self.rescan_timed(&mut w));
+                if let Err(e) = fs4::fs_std::FileExt::unlock(&w.lock) {
+                    tracing::warn!("cannot release the workspace lock: {e}");
+                }
+                if let Err(e) = result {
+                    tracing::warn!("cannot look for files changed outside outl: {e}");
+                }
+            } else if w.log.has_news().unwrap_or(false) {
+                // Without the lock: a writer may be appending, so only complete ops are read.
+                if let Err(e) = self.catch_up(&mut w, false) {
+                    tracing::warn!("cannot read the op log: {e}");
+                }
             }
         }
         Snapshot(
@@ -244,18 +268,18 @@ impl Workspace {
     }
 
     /// Notices page files created, edited or deleted outside outl since the last look: a
-    /// `stat` of every page file, a hash of those whose size or mtime moved.
+    /// `stat` of every page file, a hash of those whose size or mtime moved. An edited page
+    /// is frozen, a new file is a new page, a deleted file's page is gone.
     pub fn refresh(&self) -> Result<(), Error> {
-        self.with_lock(|w| {
-            w.last_refresh = Instant::now();
-            self.rescan()
-        })
+        self.with_lock(|w| self.rescan_timed(w))
     }
 
-    /// [`refresh`](Self::refresh), unless one ran within `max_age`.
-    pub fn refresh_if_older(&self, max_age: Duration) -> Result<(), Error> {
-        let due = self.lock_writer().last_refresh.elapsed() >= max_age;
-        if due { self.refresh() } else { Ok(()) }
+    fn rescan_timed(&self, w: &mut Writer) -> Result<(), Error> {
+        let started = Instant::now();
+        let result = self.rescan();
+        w.last_refresh = Instant::now();
+        w.rescan_cost = started.elapsed();
+        result
     }
 
     /// Checks a path relative to the workspace (for reading or writing a file a caller

@@ -696,3 +696,23 @@ fn a_second_instance_sees_the_first_ones_writes_and_writes_on_top() {
     first.undo().unwrap();
     assert_eq!(texts(&second, "bob")[1], "referenced");
 }
+
+#[test]
+fn reads_notice_files_changed_outside_after_a_while() {
+    let (dir, ws) = sample_workspace();
+    write(
+        dir.path(),
+        "pages/Dropped in.md",
+        "- from another program\n",
+    );
+    let file = dir.path().join("pages/Bob.md");
+    fs::write(&file, "- rewritten elsewhere\n").unwrap();
+    std::thread::sleep(RESCAN_INTERVAL + Duration::from_millis(100));
+    let snapshot = ws.snapshot();
+    assert!(snapshot.page("dropped in").is_some());
+    assert_eq!(
+        snapshot.page("bob").unwrap().blocks[0].text,
+        "rewritten elsewhere"
+    );
+    assert!(snapshot.frozen_page("bob").is_some());
+}
