@@ -143,3 +143,30 @@ fn ctrl_c_stops_the_server_even_with_a_stream_open() {
     let status = server.interrupt();
     assert!(status.success(), "outl serve exited with {status}");
 }
+
+#[test]
+fn serving_beyond_loopback_without_a_token_warns() {
+    use std::io::BufRead;
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let mut child = std::process::Command::new(mcp_support::OUTL)
+        .args(["serve", "--host", "0.0.0.0", "--port", "0", "--workspace"])
+        .arg(ws.path())
+        .env_remove("OUTL_TOKEN")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn outl serve");
+    let stderr = child.stderr.take().expect("stderr");
+    let lines: Vec<String> = std::io::BufReader::new(stderr)
+        .lines()
+        .take(2)
+        .map(|line| line.expect("a stderr line"))
+        .collect();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        lines[0].starts_with("outl: serving MCP at http://0.0.0.0:"),
+        "{lines:?}"
+    );
+    assert!(lines[1].contains("--token is not set"), "{lines:?}");
+}

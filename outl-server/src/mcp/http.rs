@@ -55,6 +55,13 @@ pub async fn serve(server: OutlServer, options: HttpOptions) -> std::io::Result<
     let stop = shutdown_signal()?;
     // Scripts and tests read the actual port (`--port 0`) from this line.
     eprintln!("outl: serving MCP at http://{local}/mcp");
+    if !local.ip().is_loopback() && options.token.is_none() {
+        eprintln!(
+            "outl: warning: {} is reachable from other machines and --token is not set: \
+             anyone who can connect can read and change this workspace",
+            local.ip()
+        );
+    }
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             stop.await;
