@@ -142,6 +142,26 @@ fn page_get_returns_meta_and_ids_and_cuts_at_depth() {
 }
 
 #[test]
+fn page_get_finds_a_page_by_its_alias_unless_a_page_has_that_name() {
+    let ws = demo_workspace();
+    let mut s = session(&ws);
+
+    for (alias, slug) in [
+        ("launch", "launch checklist"),
+        ("APOLLO", "projects/apollo"),
+        ("tomás", "tomás silva"),
+    ] {
+        let page = json_payload(&s.call("outl_page_get", json!({"slug": alias})));
+        assert_eq!(page["slug"], slug, "{alias}");
+    }
+
+    json_payload(&s.call("outl_page_create", json!({"name": "Apollo"})));
+    let page = json_payload(&s.call("outl_page_get", json!({"slug": "apollo"})));
+    assert_eq!(page["slug"], "apollo");
+    assert_eq!(page["meta"]["name"], "Apollo");
+}
+
+#[test]
 fn page_render_is_markdown_with_refs_resolved() {
     let ws = demo_workspace();
     let mut s = session(&ws);

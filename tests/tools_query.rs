@@ -273,7 +273,11 @@ fn links_lists_targets_and_whether_they_exist() {
     );
     assert_eq!(target("reminders")["exists"], false);
 
-    let error = tool_error(&s.call("outl_links", json!({ "slug": "Launch" })));
+    // `alias:: launch` names the page too.
+    let by_alias = json_payload(&s.call("outl_links", json!({ "slug": "Launch" })));
+    assert_eq!(by_alias["page"], "launch checklist");
+
+    let error = tool_error(&s.call("outl_links", json!({ "slug": "Launch checklst" })));
     assert_eq!(error["code"], "PAGE_NOT_FOUND");
     assert_eq!(error["data"]["suggestions"][0], "launch checklist");
     s.finish();

@@ -57,7 +57,7 @@ pub struct InsertArgs {
     pub parent_id: Option<String>,
     /// Insert right after this block, as its next sibling.
     pub after_id: Option<String>,
-    /// Insert as the last top-level block of this page (slug or name).
+    /// Insert as the last top-level block of this page (name, slug or alias).
     pub page: Option<String>,
 }
 
@@ -83,7 +83,7 @@ pub struct MoveArgs {
     pub parent_id: Option<String>,
     /// Move it right after this block, as its next sibling.
     pub after_id: Option<String>,
-    /// Move it to the end of this page's top level (slug or name).
+    /// Move it to the end of this page's top level (name, slug or alias).
     pub page: Option<String>,
 }
 

@@ -24,8 +24,8 @@ pub enum ImportMode {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct ImportArgs {
-    /// The page name (an existing page in any case, or the new page's name, case kept); an
-    /// ISO date (`2026-12-01`) names that journal day.
+    /// The page name (an existing page by its name or alias in any case, or the new page's
+    /// name, case kept); an ISO date (`2026-12-01`) names that journal day.
     pub name: String,
     /// The page's markdown: `key:: value` page properties (refused when appending to an
     /// existing page), then `- ` bullets indented by a tab per level.

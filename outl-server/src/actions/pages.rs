@@ -15,7 +15,7 @@ use super::paging;
 use super::query::Hit;
 use crate::Error;
 use crate::mcp::registry::{Problem, invalid_arguments};
-use crate::outline::{Document, OutlineNode as AstNode, Token};
+use crate::outline::{Document, OutlineNode as AstNode, Token, aliases};
 use crate::workspace::{Block, Content, Graph, Workspace, carry_ids, slug};
 
 /// How many `((ref))`s deep a rendered page follows a referenced block that refers to
@@ -29,7 +29,8 @@ const REF_DEPTH: usize = 3;
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageRef {
-    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
+    /// (`2026-11-30`).
     pub slug: String,
 }
 
@@ -37,7 +38,8 @@ pub struct PageRef {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageTreeArgs {
-    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
+    /// (`2026-11-30`).
     pub slug: String,
     /// Levels of blocks to return (1: top-level blocks only); the whole tree when left out.
     /// A node whose children were cut says how many in `children_omitted`.
@@ -89,7 +91,7 @@ pub struct PageCreateArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageRenameArgs {
-    /// The page's current name or slug, in any case.
+    /// The page's current name, slug or alias, in any case.
     pub slug: String,
     /// The new name, case kept.
     pub new_name: String,
@@ -99,7 +101,8 @@ pub struct PageRenameArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageWriteArgs {
-    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
+    /// (`2026-11-30`).
     pub slug: String,
     /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
     /// bullet for its properties.
@@ -110,7 +113,8 @@ pub struct PageWriteArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BacklinksArgs {
-    /// The page's name or slug, in any case; a journal day by its date (`2026-11-30`).
+    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
+    /// (`2026-11-30`).
     pub slug: String,
     /// Most backlinks to return: 50 when left out, never more than 200.
     #[schemars(range(min = 1))]
@@ -395,15 +399,7 @@ pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backli
     let graph = ws.snapshot();
     let page = lookup::page(&graph, &args.slug)?;
     let mut targets = vec![page.slug.clone()];
-    for (key, value) in &page.properties {
-        if key.eq_ignore_ascii_case("alias") {
-            targets.extend(
-                crate::outline::property_links(key, value)
-                    .iter()
-                    .map(|a| slug(a)),
-            );
-        }
-    }
+    targets.extend(aliases(&page.properties).iter().map(|a| slug(a)));
     let mut seen = BTreeSet::new();
     let holders = targets
         .iter()

@@ -1,7 +1,7 @@
 //! Query tools: full-text search, tasks, tags, properties, a page's outgoing links and the
 //! recently changed pages, all answered from the workspace index.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use outl_macros::{ToolFields, tool};
 use schemars::JsonSchema;
@@ -12,11 +12,8 @@ use super::outline::timestamp;
 use super::paging;
 use crate::Error;
 use crate::mcp::registry::{Problem, invalid_arguments};
-use crate::outline::{self, TaskMarker};
-use crate::workspace::{Block, Graph, Holder, Page, Workspace, slug};
-
-/// The page property that gives a page other names.
-const ALIAS: &str = "alias";
+use crate::outline::TaskMarker;
+use crate::workspace::{Block, Graph, Holder, Page, Workspace};
 
 /// Where a query found something: a block (its id and its text as written, task marker
 /// included), or a page through its own properties (no id).
@@ -120,7 +117,7 @@ impl TaskFilter {
 pub struct TasksArgs {
     /// A task state, "open" (TODO, DOING, LATER, NOW and WAITING; the default) or "all".
     pub state: Option<TaskFilter>,
-    /// Only the tasks of this page (slug or name; a journal day by its date).
+    /// Only the tasks of this page (name, slug or alias; a journal day by its date).
     pub page: Option<String>,
     /// Tasks per call: 50 when left out, at most 200.
     #[schemars(range(min = 1))]
@@ -172,7 +169,7 @@ pub struct PropertyQueryArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct LinksArgs {
-    /// The page's slug or name (a journal day by its date).
+    /// The page's name, slug or alias (a journal day by its date).
     pub slug: String,
 }
 
@@ -429,18 +426,18 @@ pub fn outl_property_query(ws: &Workspace, args: PropertyQueryArgs) -> Result<Pr
 pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
     let graph = ws.snapshot();
     let page = lookup::page(&graph, &args.slug)?;
-    let aliases = aliases(&graph);
     let links = graph
         .index()
         .links(&page.slug)
         .iter()
         .map(|target| {
-            let alias_of = match graph.resolve(target) {
+            let named = graph.named(target);
+            let alias_of = match named {
                 Some(_) => None,
-                None => aliases.get(target).cloned(),
+                None => graph.aliased(target).map(|aliased| aliased.slug.clone()),
             };
             Link {
-                exists: alias_of.is_some() || graph.resolve(target).is_some(),
+                exists: named.is_some() || alias_of.is_some(),
                 page: target.clone(),
                 alias_of,
             }
@@ -480,24 +477,6 @@ fn tag_name(tag: &str) -> &str {
     tag.strip_prefix("[[")
         .and_then(|t| t.strip_suffix("]]"))
         .unwrap_or(tag)
-}
-
-/// The pages named by their `alias::` page property: alias slug → page slug.
-fn aliases(graph: &Graph) -> HashMap<String, String> {
-    let mut aliases = HashMap::new();
-    for holder in graph.index().with_property(ALIAS, None) {
-        let Some(page) = graph.page(&holder.slug).filter(|_| holder.block.is_none()) else {
-            continue;
-        };
-        for (key, value) in &page.properties {
-            if key.eq_ignore_ascii_case(ALIAS) {
-                for name in outline::property_links(ALIAS, value) {
-                    aliases.insert(slug(&name), page.slug.clone());
-                }
-            }
-        }
-    }
-    aliases
 }
 
 /// The value of `key` (any case) on the holder's block, or on its page for a page holder.

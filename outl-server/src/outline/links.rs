@@ -3,11 +3,15 @@
 
 use std::borrow::Cow;
 
+use super::Properties;
 use super::inline::{Token, bare_tag_name, source, tokenize};
+
+/// The page property that gives a page other names (`alias:: launch, [[Q4 launch]]`).
+pub const ALIAS: &str = "alias";
 
 /// Properties whose values are comma-separated page names, linked even when written bare
 /// (`tags:: launch, [[Project X]]`).
-const PAGE_LIST_PROPERTIES: [&str; 2] = ["tags", "alias"];
+const PAGE_LIST_PROPERTIES: [&str; 2] = ["tags", ALIAS];
 
 /// Whether two page names name the same page: page names are case-insensitive and their
 /// surrounding spaces do not count.
@@ -84,6 +88,15 @@ pub fn property_links(key: &str, value: &str) -> Vec<String> {
         }
     }
     pages
+}
+
+/// The other names a page's `alias::` property (any case of the key) gives it, as written.
+pub fn aliases(properties: &Properties) -> Vec<String> {
+    properties
+        .iter()
+        .filter(|(key, _)| key.eq_ignore_ascii_case(ALIAS))
+        .flat_map(|(_, value)| property_links(ALIAS, value))
+        .collect()
 }
 
 /// [`rename_page_links`] for a property value, renaming bare names in `tags` and `alias`
@@ -275,6 +288,18 @@ mod tests {
             ["6f3a2c", "64f1c2a0-7b3e-4d5a-9c1e-2f8b7a6d5e4c"]
         );
         assert!(block_refs("((not an id)) (( )) ((x)").is_empty());
+    }
+
+    #[test]
+    fn aliases_are_the_names_of_the_alias_property_in_any_case() {
+        let properties: Properties = [
+            ("title".to_string(), "Launch".to_string()),
+            ("Alias".to_string(), "launch, [[Q4 launch]]".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(aliases(&properties), ["launch", "Q4 launch"]);
+        assert!(aliases(&Properties::new()).is_empty());
     }
 
     #[test]

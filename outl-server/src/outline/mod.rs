@@ -89,8 +89,8 @@ use serde::{Deserialize, Serialize};
 
 pub use inline::{Token, source, tokenize};
 pub use links::{
-    block_refs, page_links, property_links, rename_page_links, rename_property_links,
-    same_page_name, tags,
+    ALIAS, aliases, block_refs, page_links, property_links, rename_page_links,
+    rename_property_links, same_page_name, tags,
 };
 pub use parse::parse;
 pub use serialize::{is_property_value, serialize};

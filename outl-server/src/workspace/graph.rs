@@ -13,6 +13,7 @@ use super::index::{Index, SearchHit};
 use super::load::{Skipped, Stamp};
 use super::model::{Block, Page, PageKind};
 use super::names::{self, slug};
+use crate::outline;
 
 /// A file whose page name is already served by another file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -63,13 +64,36 @@ impl Graph {
     }
 
     /// The page named or slugged `name_or_slug` (case-insensitive; a journal also by its
-    /// `YYYY_MM_DD` file name).
+    /// `YYYY_MM_DD` file name), else the page taking it as an `alias::` name: as in Logseq, a
+    /// page of that name wins over another page's alias.
     pub fn resolve(&self, name_or_slug: &str) -> Option<&Page> {
+        self.named(name_or_slug)
+            .or_else(|| self.aliased(name_or_slug))
+    }
+
+    /// The page named or slugged `name_or_slug`, aliases aside.
+    pub fn named(&self, name_or_slug: &str) -> Option<&Page> {
         let wanted = slug(name_or_slug);
         self.pages.get(&wanted).or_else(|| {
             let date = names::journal_date_of_stem(&wanted)?;
             self.pages.get(&names::journal_slug(date))
         })
+    }
+
+    /// The page whose `alias::` property names `name` (the first by slug when several do).
+    pub fn aliased(&self, name: &str) -> Option<&Page> {
+        let wanted = slug(name);
+        // The index lists the pages with the property, so only those are read.
+        self.index
+            .with_property(outline::ALIAS, None)
+            .into_iter()
+            .filter(|holder| holder.block.is_none())
+            .filter_map(|holder| self.pages.get(&holder.slug))
+            .find(|page| {
+                outline::aliases(&page.properties)
+                    .iter()
+                    .any(|alias| slug(alias) == wanted)
+            })
     }
 
     /// Every page, ordered by slug.
