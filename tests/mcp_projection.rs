@@ -24,8 +24,7 @@ fn walk<'a>(nodes: &'a Value, out: &mut Vec<&'a Value>) {
 fn daily_today_over_mcp_returns_ids_a_write_tool_can_use() {
     let ws = tempfile::tempdir().expect("temp workspace");
     let env = [("OUTL_TODAY", TODAY)];
-    let mut session = StdioSession::start_with(ws.path(), &env);
-    session.initialize("2025-06-18");
+    let mut session = StdioSession::initialized_with(ws.path(), &env);
 
     let written = json_payload(&session.call_tool(
         1,
@@ -66,8 +65,7 @@ fn daily_today_over_mcp_returns_ids_a_write_tool_can_use() {
 #[test]
 fn export_json_over_mcp_round_trips_into_the_parser_ast() {
     let ws = tempfile::tempdir().expect("temp workspace");
-    let mut session = StdioSession::start(ws.path());
-    session.initialize("2025-06-18");
+    let mut session = StdioSession::initialized(ws.path());
     let created = json_payload(&session.call_tool(
         1,
         "outl_page_create",
@@ -98,8 +96,7 @@ fn export_json_over_mcp_round_trips_into_the_parser_ast() {
 #[test]
 fn the_projection_drops_only_what_the_caller_can_rederive() {
     let ws = tempfile::tempdir().expect("temp workspace");
-    let mut session = StdioSession::start(ws.path());
-    session.initialize("2025-06-18");
+    let mut session = StdioSession::initialized(ws.path());
     session.call_tool(
         1,
         "outl_page_create",

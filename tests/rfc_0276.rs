@@ -6,30 +6,20 @@ mod mcp_support;
 
 use std::fs;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, text_of};
-use serde_json::{Value, json};
+use mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, outline_nodes, text_of};
+use serde_json::json;
 
 /// The demo's last day: a TODO among its blocks.
 const DEMO_LAST_DAY: &str = "2026-11-29";
 
-fn nodes(outline: &Value) -> Vec<&Value> {
-    let mut out = Vec::new();
-    for node in outline.as_array().expect("an outline array") {
-        out.push(node);
-        out.extend(nodes(&node["children"]));
-    }
-    out
-}
-
 #[test]
 fn daily_today_ids_are_what_block_todo_takes() {
     let ws = demo_workspace();
-    let mut s = StdioSession::start_with(ws.path(), &[("OUTL_TODAY", DEMO_LAST_DAY)]);
-    s.initialize("2025-06-18");
+    let mut s = StdioSession::initialized_with(ws.path(), &[("OUTL_TODAY", DEMO_LAST_DAY)]);
 
     let today = json_payload(&s.call("outl_daily_today", json!({})));
     assert_eq!(today["date"], DEMO_LAST_DAY);
-    let task = nodes(&today["outline"])
+    let task = outline_nodes(&today["outline"])
         .into_iter()
         .find(|node| node["todo"] == "TODO")
         .expect("the day has an open task")
@@ -38,7 +28,7 @@ fn daily_today_ids_are_what_block_todo_takes() {
 
     json_payload(&s.call("outl_block_todo", json!({"id": id, "state": "DONE"})));
     let after = json_payload(&s.call("outl_daily_today", json!({})));
-    let done = nodes(&after["outline"])
+    let done = outline_nodes(&after["outline"])
         .into_iter()
         .find(|node| node["id"] == id)
         .expect("the block keeps its id");
@@ -51,8 +41,7 @@ fn daily_today_ids_are_what_block_todo_takes() {
 #[test]
 fn frozen_page_update_returns_structured_refusal_not_a_generic_error() {
     let ws = demo_workspace();
-    let mut s = StdioSession::start(ws.path());
-    s.initialize("2025-06-18");
+    let mut s = StdioSession::initialized(ws.path());
     // outl reads the page, then another editor changes it.
     json_payload(&s.call("outl_page_get", json!({"slug": "pricing"})));
     let file = ws.path().join("pages/Pricing.md");
@@ -102,8 +91,7 @@ fn frozen_page_update_returns_structured_refusal_not_a_generic_error() {
         .status()
         .expect("run the recovery command");
     assert!(status.success());
-    let mut s = StdioSession::start(ws.path());
-    s.initialize("2025-06-18");
+    let mut s = StdioSession::initialized(ws.path());
     json_payload(&s.call(
         "outl_page_update",
         json!({"slug": "pricing", "md": "- replaced\n"}),
@@ -118,7 +106,7 @@ fn cli_daily_today_keeps_what_the_projection_drops() {
     let env = [("OUTL_TODAY", "2026-11-24")];
     let envelope = outl_call(ws.path(), "outl_daily_today", &json!({}), &env);
     assert_eq!(envelope["ok"], true, "{envelope}");
-    let full = nodes(&envelope["data"]["outline"]);
+    let full = outline_nodes(&envelope["data"]["outline"]);
     for node in &full {
         assert!(node["tokens"].is_array(), "{node}");
         assert!(node["collapsed"].is_boolean(), "{node}");
@@ -128,11 +116,10 @@ fn cli_daily_today_keeps_what_the_projection_drops() {
     assert!(full.iter().any(|node| node["collapsed"] == true));
     assert!(full.iter().any(|node| node["todo"].is_null()));
 
-    let mut s = StdioSession::start_with(ws.path(), &env);
-    s.initialize("2025-06-18");
+    let mut s = StdioSession::initialized_with(ws.path(), &env);
     let sent = json_payload(&s.call("outl_daily_today", json!({})));
     s.finish();
-    let projected = nodes(&sent["outline"]);
+    let projected = outline_nodes(&sent["outline"]);
     assert_eq!(projected.len(), full.len());
     for (sent, full) in projected.iter().zip(&full) {
         assert_eq!(sent["id"], full["id"]);

@@ -6,19 +6,16 @@ mod mcp_support;
 use std::fs;
 use std::path::Path;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, tool_error};
+use mcp_support::{
+    StdioSession, demo_workspace, json_payload, outl_call, outline_nodes, problem_pointers,
+    tool_error,
+};
 use serde_json::{Value, json};
 
 /// The decision block of the demo's Pricing page, with its own `id::` property.
 const DECISION: &str = "6f3a2c";
 /// The cancelled waitlist item of the demo's Launch checklist, with its own `id::` property.
 const WAITLIST: &str = "k7m2qp";
-
-fn session(ws: &Path) -> StdioSession {
-    let mut session = StdioSession::start(ws);
-    session.initialize("2025-06-18");
-    session
-}
 
 fn page_file(ws: &Path, file: &str) -> String {
     fs::read_to_string(ws.join(file)).unwrap_or_else(|e| panic!("read {file}: {e}"))
@@ -31,16 +28,10 @@ fn outline(s: &mut StdioSession, slug: &str) -> Value {
 
 /// The node of `outline` whose text starts with `text`, searched depth first.
 fn node<'a>(outline: &'a Value, text: &str) -> &'a Value {
-    fn find<'a>(nodes: &'a Value, text: &str) -> Option<&'a Value> {
-        nodes.as_array()?.iter().find_map(|n| {
-            if n["text"].as_str()?.starts_with(text) {
-                Some(n)
-            } else {
-                find(&n["children"], text)
-            }
-        })
-    }
-    find(outline, text).unwrap_or_else(|| panic!("no block starting {text:?} in {outline}"))
+    outline_nodes(outline)
+        .into_iter()
+        .find(|n| n["text"].as_str().is_some_and(|t| t.starts_with(text)))
+        .unwrap_or_else(|| panic!("no block starting {text:?} in {outline}"))
 }
 
 fn id(node: &Value) -> String {
@@ -57,17 +48,6 @@ fn texts(nodes: &Value) -> Vec<&str> {
         .collect()
 }
 
-/// The pointers of an INVALID_ARGUMENTS error's problems.
-fn pointers(error: &Value) -> Vec<&str> {
-    assert_eq!(error["code"], "INVALID_ARGUMENTS", "{error}");
-    error["data"]["problems"]
-        .as_array()
-        .expect("problems")
-        .iter()
-        .map(|p| p["pointer"].as_str().expect("a pointer"))
-        .collect()
-}
-
 fn assert_block_not_found(reply: &Value, id: &str) {
     let error = tool_error(reply);
     assert_eq!(error["code"], "BLOCK_NOT_FOUND", "{error}");
@@ -77,7 +57,7 @@ fn assert_block_not_found(reply: &Value, id: &str) {
 #[test]
 fn block_get_returns_one_block_with_its_page_and_parent() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let read = json_payload(&s.call("outl_block_get", json!({ "id": WAITLIST })));
     assert_eq!(read["page"], "launch checklist");
@@ -120,7 +100,7 @@ fn block_get_returns_one_block_with_its_page_and_parent() {
 #[test]
 fn block_tree_returns_the_subtree_cut_at_depth() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let product = id(node(&outline(&mut s, "launch checklist"), "Product"));
 
     let whole = json_payload(&s.call("outl_block_tree", json!({ "id": product })));
@@ -145,7 +125,7 @@ fn block_tree_returns_the_subtree_cut_at_depth() {
     );
 
     let error = tool_error(&s.call("outl_block_tree", json!({ "id": product, "depth": 0 })));
-    assert_eq!(pointers(&error), ["/depth"]);
+    assert_eq!(problem_pointers(&error), ["/depth"]);
     assert_block_not_found(
         &s.call("outl_block_tree", json!({ "id": "gone00" })),
         "gone00",
@@ -159,7 +139,7 @@ fn block_tree_returns_the_subtree_cut_at_depth() {
 #[test]
 fn block_insert_places_one_block_by_parent_sibling_or_page() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let at_end = json_payload(&s.call(
         "outl_block_insert",
@@ -204,9 +184,9 @@ fn block_insert_places_one_block_by_parent_sibling_or_page() {
         "outl_block_insert",
         json!({ "text": "x", "parent_id": DECISION, "page": "pricing" }),
     ));
-    assert_eq!(pointers(&two), ["/parent_id", "/page"]);
+    assert_eq!(problem_pointers(&two), ["/parent_id", "/page"]);
     let none = tool_error(&s.call("outl_block_insert", json!({ "text": "x" })));
-    assert_eq!(pointers(&none), [""]);
+    assert_eq!(problem_pointers(&none), [""]);
     let missing = tool_error(&s.call(
         "outl_block_insert",
         json!({ "text": "x", "page": "Pricng" }),
@@ -226,7 +206,7 @@ fn block_insert_places_one_block_by_parent_sibling_or_page() {
 #[test]
 fn block_update_replaces_the_text_and_keeps_the_task_marker() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let retry = id(node(
         &outline(&mut s, "launch checklist"),
         "Retry with backoff",
@@ -263,14 +243,14 @@ fn block_update_replaces_the_text_and_keeps_the_task_marker() {
         "nope42",
     );
     let error = tool_error(&s.call("outl_block_update", json!({ "id": retry })));
-    assert_eq!(pointers(&error), ["/text"]);
+    assert_eq!(problem_pointers(&error), ["/text"]);
     s.finish();
 }
 
 #[test]
 fn block_delete_removes_the_subtree() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let options = node(&outline(&mut s, "pricing"), "Options we looked at").clone();
 
     let deleted = json_payload(&s.call("outl_block_delete", json!({ "id": id(&options) })));
@@ -294,7 +274,7 @@ fn block_delete_removes_the_subtree() {
 #[test]
 fn block_move_goes_across_pages_but_never_under_itself() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let questions = id(node(&outline(&mut s, "pricing"), "Open questions"));
     let annual = id(node(&outline(&mut s, "pricing"), "Annual plan"));
 
@@ -325,12 +305,12 @@ fn block_move_goes_across_pages_but_never_under_itself() {
         "outl_block_move",
         json!({ "id": questions, "parent_id": annual }),
     ));
-    assert_eq!(pointers(&under_itself), ["/parent_id"]);
+    assert_eq!(problem_pointers(&under_itself), ["/parent_id"]);
     let two = tool_error(&s.call(
         "outl_block_move",
         json!({ "id": questions, "after_id": annual, "page": "pricing" }),
     ));
-    assert_eq!(pointers(&two), ["/after_id", "/page"]);
+    assert_eq!(problem_pointers(&two), ["/after_id", "/page"]);
     // Nothing moved on a refusal.
     assert_eq!(page_file(ws.path(), "pages/Launch checklist.md"), checklist);
     s.finish();
@@ -339,7 +319,7 @@ fn block_move_goes_across_pages_but_never_under_itself() {
 #[test]
 fn block_indent_goes_under_the_block_above() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let tree = outline(&mut s, "launch checklist");
     let market = id(node(&tree, "Go to market"));
     let product = id(node(&tree, "Product"));
@@ -359,7 +339,7 @@ fn block_indent_goes_under_the_block_above() {
     );
 
     let error = tool_error(&s.call("outl_block_indent", json!({ "id": onboarding })));
-    assert_eq!(pointers(&error), ["/id"]);
+    assert_eq!(problem_pointers(&error), ["/id"]);
     assert_block_not_found(
         &s.call("outl_block_indent", json!({ "id": "nope42" })),
         "nope42",
@@ -370,7 +350,7 @@ fn block_indent_goes_under_the_block_above() {
 #[test]
 fn block_outdent_moves_right_after_the_parent() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let tree = outline(&mut s, "launch checklist");
     let sms = id(node(&tree, "[#A] SMS reminders"));
     let product = id(node(&tree, "Product"));
@@ -397,7 +377,7 @@ fn block_outdent_moves_right_after_the_parent() {
     );
 
     let error = tool_error(&s.call("outl_block_outdent", json!({ "id": product })));
-    assert_eq!(pointers(&error), ["/id"]);
+    assert_eq!(problem_pointers(&error), ["/id"]);
     assert_block_not_found(
         &s.call("outl_block_outdent", json!({ "id": "nope42" })),
         "nope42",
@@ -408,7 +388,7 @@ fn block_outdent_moves_right_after_the_parent() {
 #[test]
 fn block_todo_ticks_a_task_and_clears_it() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let annual = id(node(&outline(&mut s, "pricing"), "Annual plan"));
 
     let done = json_payload(&s.call("outl_block_todo", json!({ "id": annual, "state": "DONE" })));
@@ -423,7 +403,7 @@ fn block_todo_ticks_a_task_and_clears_it() {
     assert!(page_file(ws.path(), "pages/Pricing.md").contains("\t- Annual plan: two months"));
 
     let error = tool_error(&s.call("outl_block_todo", json!({ "id": annual, "state": "done" })));
-    assert_eq!(pointers(&error), ["/state"]);
+    assert_eq!(problem_pointers(&error), ["/state"]);
     assert_block_not_found(
         &s.call(
             "outl_block_todo",
@@ -437,7 +417,7 @@ fn block_todo_ticks_a_task_and_clears_it() {
 #[test]
 fn block_property_set_adds_or_replaces_one_line_values() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let set = json_payload(&s.call(
         "outl_block_property_set",
@@ -464,12 +444,12 @@ fn block_property_set_adds_or_replaces_one_line_values() {
         "outl_block_property_set",
         json!({ "id": WAITLIST, "key": "id", "value": "abc\ndef" }),
     ));
-    assert_eq!(pointers(&error), ["/key", "/value"]);
+    assert_eq!(problem_pointers(&error), ["/key", "/value"]);
     let error = tool_error(&s.call(
         "outl_block_property_set",
         json!({ "id": WAITLIST, "key": "two words", "value": "x" }),
     ));
-    assert_eq!(pointers(&error), ["/key"]);
+    assert_eq!(problem_pointers(&error), ["/key"]);
     assert_block_not_found(
         &s.call(
             "outl_block_property_set",
@@ -483,7 +463,7 @@ fn block_property_set_adds_or_replaces_one_line_values() {
 #[test]
 fn block_property_remove_says_whether_there_was_one() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let removed = json_payload(&s.call(
         "outl_block_property_remove",
@@ -506,14 +486,14 @@ fn block_property_remove_says_whether_there_was_one() {
         "nope42",
     );
     let error = tool_error(&s.call("outl_block_property_remove", json!({ "id": DECISION })));
-    assert_eq!(pointers(&error), ["/key"]);
+    assert_eq!(problem_pointers(&error), ["/key"]);
     s.finish();
 }
 
 #[test]
 fn block_collapse_folds_and_unfolds() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let sms = id(node(
         &outline(&mut s, "launch checklist"),
         "[#A] SMS reminders",
@@ -549,7 +529,7 @@ fn block_collapse_folds_and_unfolds() {
         "outl_block_collapse",
         json!({ "id": sms, "collapsed": "yes" }),
     ));
-    assert_eq!(pointers(&error), ["/collapsed"]);
+    assert_eq!(problem_pointers(&error), ["/collapsed"]);
     assert_block_not_found(
         &s.call(
             "outl_block_collapse",
@@ -563,7 +543,7 @@ fn block_collapse_folds_and_unfolds() {
 #[test]
 fn block_refs_lists_the_blocks_that_embed_a_block() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let refs = json_payload(&s.call("outl_block_refs", json!({ "id": DECISION })));
     assert_eq!(refs["id"], DECISION);
@@ -605,6 +585,6 @@ fn block_refs_lists_the_blocks_that_embed_a_block() {
         "nope42",
     );
     let error = tool_error(&s.call("outl_block_refs", json!({ "id": DECISION, "cursor": "x" })));
-    assert_eq!(pointers(&error), ["/cursor"]);
+    assert_eq!(problem_pointers(&error), ["/cursor"]);
     s.finish();
 }

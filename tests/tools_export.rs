@@ -9,16 +9,10 @@ use mcp_support::{StdioSession, demo_workspace, json_payload, text_of, tool_erro
 use outl_server::outline::{self, Document};
 use serde_json::json;
 
-fn session(ws: &tempfile::TempDir) -> StdioSession {
-    let mut session = StdioSession::start(ws.path());
-    session.initialize("2025-06-18");
-    session
-}
-
 #[test]
 fn export_md_is_the_file_byte_for_byte() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let reply = s.call(
         "outl_export_md",
@@ -45,7 +39,7 @@ fn export_md_is_the_file_byte_for_byte() {
 #[test]
 fn export_json_keeps_the_parser_ast_whole() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let document = json_payload(&s.call("outl_export_json", json!({"slug": "Reading list"})));
     let parsed: Document =
@@ -82,7 +76,7 @@ fn export_json_keeps_the_parser_ast_whole() {
 #[test]
 fn import_md_creates_replaces_and_appends() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let created = json_payload(&s.call(
         "outl_import_md",

@@ -12,12 +12,6 @@ use serde_json::{Value, json};
 /// The decision block of the demo's Pricing page, with its own `id::` property.
 const DECISION: &str = "6f3a2c";
 
-fn session(ws: &Path) -> StdioSession {
-    let mut session = StdioSession::start(ws);
-    session.initialize("2025-06-18");
-    session
-}
-
 fn pricing(ws: &Path) -> String {
     fs::read_to_string(ws.join("pages/Pricing.md")).expect("read the Pricing page")
 }
@@ -35,7 +29,7 @@ fn column(log: &Value, field: &str) -> Vec<Value> {
 #[test]
 fn log_lists_ops_newest_first_in_slices() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let empty = json_payload(&s.call("outl_log", json!({})));
     assert_eq!(empty, json!({ "ops": [] }));
@@ -76,7 +70,7 @@ fn log_lists_ops_newest_first_in_slices() {
 #[test]
 fn undo_reverts_the_newest_write_and_says_which() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
     let original = pricing(ws.path());
 
     let error = tool_error(&s.call("outl_undo", json!({})));
@@ -112,7 +106,7 @@ fn undo_reverts_the_newest_write_and_says_which() {
 #[test]
 fn redo_reapplies_what_undo_reverted() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let error = tool_error(&s.call("outl_redo", json!({})));
     assert_eq!(error["code"], "NOTHING_TO_REDO");

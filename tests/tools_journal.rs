@@ -12,10 +12,9 @@ use serde_json::json;
 /// The demo's last day.
 const DEMO_LAST_DAY: &str = "2026-11-29";
 
+/// A session whose today is `today`.
 fn session_on(ws: &Path, today: &str) -> StdioSession {
-    let mut session = StdioSession::start_with(ws, &[("OUTL_TODAY", today)]);
-    session.initialize("2025-06-18");
-    session
+    StdioSession::initialized_with(ws, &[("OUTL_TODAY", today)])
 }
 
 fn journal_file(ws: &Path, date: &str) -> std::path::PathBuf {

@@ -5,27 +5,13 @@ mod mcp_support;
 
 use std::fs;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, text_of, tool_error};
+use mcp_support::{
+    StdioSession, demo_workspace, json_payload, outl_call, outline_nodes, text_of, tool_error,
+};
 use serde_json::{Value, json};
 
-fn session(ws: &tempfile::TempDir) -> StdioSession {
-    let mut session = StdioSession::start(ws.path());
-    session.initialize("2025-06-18");
-    session
-}
-
-/// Every outline node of a reply, depth first.
-fn nodes(outline: &Value) -> Vec<&Value> {
-    let mut out = Vec::new();
-    for node in outline.as_array().expect("an outline array") {
-        out.push(node);
-        out.extend(nodes(&node["children"]));
-    }
-    out
-}
-
 fn node_with_text<'a>(outline: &'a Value, text: &str) -> &'a Value {
-    nodes(outline)
+    outline_nodes(outline)
         .into_iter()
         .find(|n| n["text"] == text)
         .unwrap_or_else(|| panic!("no block {text:?} in {outline}"))
@@ -34,7 +20,7 @@ fn node_with_text<'a>(outline: &'a Value, text: &str) -> &'a Value {
 #[test]
 fn page_list_slices_by_kind_namespace_and_cursor() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let all = json_payload(&s.call("outl_page_list", json!({})));
     let pages = all["pages"].as_array().unwrap();
@@ -87,7 +73,7 @@ fn page_list_slices_by_kind_namespace_and_cursor() {
 #[test]
 fn page_get_returns_meta_and_ids_and_cuts_at_depth() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let page = json_payload(&s.call("outl_page_get", json!({"slug": "LAUNCH CHECKLIST"})));
     assert_eq!(page["slug"], "launch checklist");
@@ -96,7 +82,7 @@ fn page_get_returns_meta_and_ids_and_cuts_at_depth() {
     assert_eq!(page["meta"]["file"], "pages/Launch checklist.md");
     assert_eq!(page["meta"]["properties"]["alias"], "launch");
     let outline = &page["outline"];
-    for node in nodes(outline) {
+    for node in outline_nodes(outline) {
         assert!(
             node["id"].as_str().is_some_and(|id| !id.is_empty()),
             "{node}"
@@ -144,7 +130,7 @@ fn page_get_returns_meta_and_ids_and_cuts_at_depth() {
 #[test]
 fn page_get_finds_a_page_by_its_alias_unless_a_page_has_that_name() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     for (alias, slug) in [
         ("launch", "launch checklist"),
@@ -164,7 +150,7 @@ fn page_get_finds_a_page_by_its_alias_unless_a_page_has_that_name() {
 #[test]
 fn page_render_is_markdown_with_refs_resolved() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let reply = s.call("outl_page_render", json!({"slug": "shape up"}));
     let result = &reply["result"];
@@ -200,7 +186,7 @@ fn page_render_is_markdown_with_refs_resolved() {
 #[test]
 fn page_create_writes_the_file_and_returns_the_new_ids() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let md = "tags:: meeting\n\n- Went well\n\t- the demo\n- To change\n";
     let created = json_payload(&s.call(
@@ -230,7 +216,7 @@ fn page_create_writes_the_file_and_returns_the_new_ids() {
 #[test]
 fn page_rename_moves_the_file_and_rewrites_links() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let renamed = json_payload(&s.call(
         "outl_page_rename",
@@ -267,7 +253,7 @@ fn page_rename_moves_the_file_and_rewrites_links() {
 #[test]
 fn page_delete_removes_the_page_and_counts_its_blocks() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let blocks = json_payload(&s.call("outl_page_list", json!({"prefix": "shakshuka"})))["pages"]
         [0]["blocks"]
@@ -287,7 +273,7 @@ fn page_delete_removes_the_page_and_counts_its_blocks() {
 #[test]
 fn page_update_replaces_content_and_keeps_unchanged_ids() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let before = json_payload(&s.call("outl_page_get", json!({"slug": "reading list"})));
     let shape_up = node_with_text(&before["outline"], "[[Shape Up]] by Ryan Singer")["id"].clone();
@@ -300,7 +286,10 @@ fn page_update_replaces_content_and_keeps_unchanged_ids() {
     assert_eq!(written["slug"], "reading list");
     assert_eq!(written["ids"][0], shape_up);
     assert_eq!(written["ids"].as_array().unwrap().len(), 2);
-    let before_ids: Vec<&Value> = nodes(&before["outline"]).iter().map(|n| &n["id"]).collect();
+    let before_ids: Vec<&Value> = outline_nodes(&before["outline"])
+        .iter()
+        .map(|n| &n["id"])
+        .collect();
     let removed = written["removed_ids"].as_array().unwrap();
     let kept = written["ids"]
         .as_array()
@@ -330,7 +319,7 @@ fn page_update_replaces_content_and_keeps_unchanged_ids() {
 #[test]
 fn page_append_adds_blocks_at_the_end() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let written = json_payload(&s.call(
         "outl_page_append",
@@ -359,7 +348,7 @@ fn page_append_adds_blocks_at_the_end() {
 #[test]
 fn page_backlinks_lists_linking_blocks_with_ids() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let all = json_payload(&s.call("outl_page_backlinks", json!({"slug": "Bob Lindgren"})));
     let backlinks = all["backlinks"].as_array().unwrap();
@@ -370,7 +359,11 @@ fn page_backlinks_lists_linking_blocks_with_ids() {
     assert_eq!(signed_off["page"], "launch checklist");
     let id = signed_off["id"].as_str().unwrap();
     let block = json_payload(&s.call("outl_page_get", json!({"slug": "launch checklist"})));
-    assert!(nodes(&block["outline"]).iter().any(|n| n["id"] == id));
+    assert!(
+        outline_nodes(&block["outline"])
+            .iter()
+            .any(|n| n["id"] == id)
+    );
 
     // Links to an alias count: the demo links `[[Apollo]]`, an alias of projects/apollo.
     let apollo = json_payload(&s.call(
@@ -417,7 +410,7 @@ fn page_backlinks_lists_linking_blocks_with_ids() {
 #[test]
 fn page_reconcile_adopts_an_outside_edit() {
     let ws = demo_workspace();
-    let mut s = session(&ws);
+    let mut s = StdioSession::initialized(ws.path());
 
     let untouched = json_payload(&s.call("outl_page_reconcile", json!({"slug": "hiring"})));
     assert_eq!(untouched["reconciled"], false);

@@ -3,36 +3,10 @@
 
 mod mcp_support;
 
-use std::path::Path;
-
-use mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, tool_error};
+use mcp_support::{
+    StdioSession, column, demo_workspace, json_payload, outl_call, problem_pointers, tool_error,
+};
 use serde_json::{Value, json};
-
-fn session(ws: &Path) -> StdioSession {
-    let mut session = StdioSession::start(ws);
-    session.initialize("2025-06-18");
-    session
-}
-
-/// The pointers of an INVALID_ARGUMENTS error's problems.
-fn pointers(error: &Value) -> Vec<&str> {
-    assert_eq!(error["code"], "INVALID_ARGUMENTS", "{error}");
-    error["data"]["problems"]
-        .as_array()
-        .expect("problems")
-        .iter()
-        .map(|p| p["pointer"].as_str().expect("a pointer"))
-        .collect()
-}
-
-/// `field` of every element of `list`.
-fn column<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
-    list.as_array()
-        .expect("a list")
-        .iter()
-        .map(|item| item[field].as_str().unwrap_or(""))
-        .collect()
-}
 
 /// Follows `next_cursor` through a whole list, `limit` at a time, and returns its items.
 fn every_slice(
@@ -67,7 +41,7 @@ fn every_slice(
 #[test]
 fn search_ranks_blocks_and_slices_them() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let found = json_payload(&s.call("outl_search", json!({ "query": "pricing options" })));
     let hits = found["hits"].as_array().unwrap();
@@ -93,16 +67,16 @@ fn search_ranks_blocks_and_slices_them() {
     assert!(all.len() > 2, "{all:?}");
 
     let error = tool_error(&s.call("outl_search", json!({ "query": " ?! " })));
-    assert_eq!(pointers(&error), ["/query"]);
+    assert_eq!(problem_pointers(&error), ["/query"]);
     let error = tool_error(&s.call("outl_search", json!({ "query": "x", "cursor": "later" })));
-    assert_eq!(pointers(&error), ["/cursor"]);
+    assert_eq!(problem_pointers(&error), ["/cursor"]);
     s.finish();
 }
 
 #[test]
 fn tasks_lists_open_tasks_by_default_and_filters_by_state_and_page() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let open = every_slice(&mut s, "outl_tasks", json!({}), "hits", 5);
     assert!(!open.is_empty());
@@ -142,14 +116,14 @@ fn tasks_lists_open_tasks_by_default_and_filters_by_state_and_page() {
     assert_eq!(error["code"], "PAGE_NOT_FOUND");
     assert_eq!(error["data"]["suggestions"], json!(["launch checklist"]));
     let error = tool_error(&s.call("outl_tasks", json!({ "state": "done" })));
-    assert_eq!(pointers(&error), ["/state"]);
+    assert_eq!(problem_pointers(&error), ["/state"]);
     s.finish();
 }
 
 #[test]
 fn tags_counts_every_tag_most_used_first() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let all = every_slice(&mut s, "outl_tags", json!({}), "tags", 4);
     let counts: Vec<u64> = all.iter().map(|t| t["count"].as_u64().unwrap()).collect();
@@ -162,14 +136,14 @@ fn tags_counts_every_tag_most_used_first() {
     );
 
     let error = tool_error(&s.call("outl_tags", json!({ "limit": 0 })));
-    assert_eq!(pointers(&error), ["/limit"]);
+    assert_eq!(problem_pointers(&error), ["/limit"]);
     s.finish();
 }
 
 #[test]
 fn tag_get_returns_tagged_blocks_and_pages() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let people = json_payload(&s.call("outl_tag_get", json!({ "tag": "person" })));
     assert_eq!(
@@ -203,14 +177,14 @@ fn tag_get_returns_tagged_blocks_and_pages() {
     );
 
     let error = tool_error(&s.call("outl_tag_get", json!({})));
-    assert_eq!(pointers(&error), ["/tag"]);
+    assert_eq!(problem_pointers(&error), ["/tag"]);
     s.finish();
 }
 
 #[test]
 fn property_query_finds_blocks_and_pages_with_their_values() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let owners = json_payload(&s.call("outl_property_query", json!({ "key": "Owner" })));
     assert_eq!(owners["total"], 1);
@@ -239,14 +213,14 @@ fn property_query_finds_blocks_and_pages_with_their_values() {
         "outl_property_query",
         json!({ "key": "status", "value": 3 }),
     ));
-    assert_eq!(pointers(&error), ["/value"]);
+    assert_eq!(problem_pointers(&error), ["/value"]);
     s.finish();
 }
 
 #[test]
 fn links_lists_targets_and_whether_they_exist() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     let links = json_payload(&s.call("outl_links", json!({ "slug": "Launch checklist" })));
     assert_eq!(links["page"], "launch checklist");
@@ -286,7 +260,7 @@ fn links_lists_targets_and_whether_they_exist() {
 #[test]
 fn recent_lists_the_last_changed_pages_first() {
     let ws = demo_workspace();
-    let mut s = session(ws.path());
+    let mut s = StdioSession::initialized(ws.path());
 
     json_payload(&s.call(
         "outl_block_insert",
@@ -300,7 +274,7 @@ fn recent_lists_the_last_changed_pages_first() {
     assert!(pages[0]["updated"].as_str() >= pages[1]["updated"].as_str());
 
     let error = tool_error(&s.call("outl_recent", json!({ "cursor": "1" })));
-    assert_eq!(pointers(&error), ["/cursor"]);
+    assert_eq!(problem_pointers(&error), ["/cursor"]);
     s.finish();
 
     // The CLI prints the same, un-projected.

@@ -26,8 +26,7 @@ fn linking_blocks(reply: &Value) -> Vec<(String, Option<String>)> {
 #[test]
 fn rename_a_page_and_see_its_backlinks_follow() {
     let ws = demo_workspace();
-    let mut s = StdioSession::start(ws.path());
-    s.initialize("2025-06-18");
+    let mut s = StdioSession::initialized(ws.path());
 
     let before = json_payload(&s.call(
         "outl_page_backlinks",
@@ -103,8 +102,7 @@ fn find_node<'a>(outline: &'a Value, text: &str) -> Option<&'a Value> {
 #[test]
 fn read_todays_journal_and_tick_a_task() {
     let ws = demo_workspace();
-    let mut s = StdioSession::start_with(ws.path(), &[("OUTL_TODAY", "2026-11-29")]);
-    s.initialize("2025-06-18");
+    let mut s = StdioSession::initialized_with(ws.path(), &[("OUTL_TODAY", "2026-11-29")]);
 
     // The journal's outline is where the task's id comes from.
     let today = json_payload(&s.call("outl_daily_today", json!({})));
@@ -140,8 +138,7 @@ fn read_todays_journal_and_tick_a_task() {
 #[test]
 fn search_open_the_page_move_a_block_under_another_and_undo() {
     let ws = demo_workspace();
-    let mut s = StdioSession::start(ws.path());
-    s.initialize("2025-06-18");
+    let mut s = StdioSession::initialized(ws.path());
     let file = ws.path().join("pages/Pricing.md");
     let original_file = fs::read_to_string(&file).unwrap();
 

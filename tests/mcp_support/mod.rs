@@ -129,6 +129,18 @@ impl StdioSession {
         reply
     }
 
+    /// A session on `workspace`, initialized at the protocol version the tool tests speak.
+    pub fn initialized(workspace: &Path) -> Self {
+        Self::initialized_with(workspace, &[])
+    }
+
+    /// [`StdioSession::initialized`] with extra environment variables.
+    pub fn initialized_with(workspace: &Path, env: &[(&str, &str)]) -> Self {
+        let mut session = Self::start_with(workspace, env);
+        session.initialize("2025-06-18");
+        session
+    }
+
     pub fn initialize(&mut self, version: &str) -> Value {
         let reply = self.request(0, "initialize", initialize_params(version));
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -217,6 +229,36 @@ pub fn tool_error(reply: &Value) -> Value {
 }
 
 /// A temporary copy of the demo workspace (`examples/demo`), outl state not included.
+/// Every outline node of a reply, depth first.
+pub fn outline_nodes(outline: &Value) -> Vec<&Value> {
+    let mut out = Vec::new();
+    for node in outline.as_array().expect("an outline array") {
+        out.push(node);
+        out.extend(outline_nodes(&node["children"]));
+    }
+    out
+}
+
+/// The pointers of an INVALID_ARGUMENTS error's problems.
+pub fn problem_pointers(error: &Value) -> Vec<&str> {
+    assert_eq!(error["code"], "INVALID_ARGUMENTS", "{error}");
+    error["data"]["problems"]
+        .as_array()
+        .expect("problems")
+        .iter()
+        .map(|p| p["pointer"].as_str().expect("a pointer"))
+        .collect()
+}
+
+/// `field` of every element of `list`, `""` where it is not a string.
+pub fn column<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .map(|item| item[field].as_str().unwrap_or(""))
+        .collect()
+}
+
 pub fn demo_workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp workspace");
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo");
