@@ -8,6 +8,7 @@
 //! journals/YYYY_MM_DD.md       one journal page per day
 //! .outl/lock                   the write lock (an exclusive file lock, held during each write)
 //! .outl/oplog                  the op log, one line per write (see below)
+//! .outl/oplog.1                the op log's previous segment
 //! .outl/ids/<page file>.ids    sidecar of each page: its block ids, content hash and markdown
 //! ```
 //!
@@ -68,6 +69,12 @@
 //!    before-hash (or is missing where the op created it) is rolled forward to the after-state
 //!    from the log; a file with its after-hash but a stale sidecar gets its sidecar rewritten;
 //!    a file with neither hash was edited outside outl and is left for freeze detection.
+//!
+//! The log is kept in two segments: once `.outl/oplog` passes 64 MiB (or
+//! `OUTL_LOG_SEGMENT_BYTES`), the writer renames it to `.outl/oplog.1`, replacing the one
+//! before, and starts a new one; seqs go on. Undo reaches back as far as `oplog.1` does. Another
+//! process notices the new file, reads the rest of the old one, and goes on; one that slept
+//! through two rotations rereads the pages from disk, as at open.
 //!
 //! Only the newest op can be unsettled: every later writer settles it in step 1 before
 //! writing. A crash during step 4 leaves a torn last line, which is cut off at the next lock
@@ -131,7 +138,7 @@ pub use write::LogPage;
 use disk::Durability;
 use ids::IdMinter;
 use load::{Loaded, Origin};
-use oplog::OpLog;
+use oplog::{OpLog, ReadEnd};
 use sidecar::Sidecar;
 
 use crate::outline::Properties;
@@ -213,12 +220,7 @@ impl Workspace {
             for dir in [names::PAGES_DIR, names::JOURNALS_DIR, STATE_DIR] {
                 disk::remove_stale_temps(&workspace.root.join(dir));
             }
-            // Headers only: the pages are read from disk once the newest op is settled.
-            w.log.read_new(false, true)?;
-            workspace.settle_newest(w)?;
-            let graph = workspace.load_all()?;
-            *workspace.graph_mut() = graph;
-            Ok(())
+            workspace.load_from_disk(w)
         })?;
         Ok(workspace)
     }
@@ -400,9 +402,31 @@ impl Workspace {
                 }
             }
         }
+        if new.end == ReadEnd::Lost {
+            // Ops this process never saw were rotated out of the log: the pages on disk are
+            // the only record left. Without the lock a writer may be half way; wait for it.
+            return if locked {
+                self.load_from_disk(w)
+            } else {
+                Ok(())
+            };
+        }
         if locked {
             self.settle_newest(w)?;
         }
+        Ok(())
+    }
+
+    /// Reads the log (headers only) and every page file afresh, settling the newest op
+    /// first: what open does, and what a process that lost track of the log does again.
+    /// Under the lock.
+    fn load_from_disk(&self, w: &mut Writer) -> Result<(), Error> {
+        w.log = OpLog::open(&self.root.join(STATE_DIR))?;
+        w.settled = 0;
+        w.log.read_new(false, true)?;
+        self.settle_newest(w)?;
+        let graph = self.load_all()?;
+        *self.graph_mut() = graph;
         Ok(())
     }
 

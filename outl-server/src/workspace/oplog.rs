@@ -9,7 +9,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -84,104 +84,201 @@ struct Entry {
     len: u64,
 }
 
-/// The log file and what has been read of it: where each op is, and the undo and redo stacks.
+/// One log file: `oplog` (written to) or `oplog.1` (the one before, read for undo).
 #[derive(Debug)]
-pub struct OpLog {
-    path: PathBuf,
+struct Segment {
     file: File,
-    /// Bytes read and applied so far; everything after is another process's (or torn).
+    /// Inode of the file, to notice that another process rotated it away.
+    ino: u64,
+    /// The seq before this segment's first op.
+    base: u64,
+    /// Whether `base` is known; if not, the first op read sets it.
+    base_known: bool,
+    /// Bytes read so far; everything after is another process's (or torn).
     offset: u64,
-    /// `entries[seq - 1]`.
+    /// `entries[seq - base - 1]`.
     entries: Vec<Entry>,
-    undo: Vec<u64>,
-    redo: Vec<u64>,
+}
+
+impl Segment {
+    fn open(path: &Path, create: bool, base: Option<u64>) -> io::Result<Segment> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(create)
+            .open(path)?;
+        let ino = file.metadata()?.ino();
+        Ok(Segment {
+            file,
+            ino,
+            base: base.unwrap_or(0),
+            base_known: base.is_some(),
+            offset: 0,
+            entries: Vec::new(),
+        })
+    }
+
+    fn last_seq(&self) -> u64 {
+        self.base + self.entries.len() as u64
+    }
+
+    fn entry(&self, seq: u64) -> Option<Entry> {
+        let i = seq.checked_sub(self.base + 1)?;
+        self.entries.get(usize::try_from(i).ok()?).copied()
+    }
+
+    fn read_line(&self, entry: Entry) -> io::Result<Vec<u8>> {
+        let mut line = vec![0u8; entry.len as usize];
+        self.file.read_exact_at(&mut line, entry.offset)?;
+        line.pop(); // the newline
+        Ok(line)
+    }
+}
+
+/// What [`OpLog::read_new`] stopped at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadEnd {
+    /// Everything appended so far was read.
+    Complete,
+    /// Ops went missing (the log was rotated twice since this process last read it): reading
+    /// stopped before them. Under the lock, the caller opens the log afresh and rereads the
+    /// pages from disk.
+    Lost,
 }
 
 /// Ops read by [`OpLog::read_new`], with their bodies when asked for.
 pub struct NewOps {
     pub ops: Vec<(Op, Option<Body>)>,
-    /// A partial line was cut off the end (only when repairing).
-    pub truncated: bool,
+    pub end: ReadEnd,
 }
 
+/// The op log and what has been read of it: where each op is, and the undo and redo stacks.
+///
+/// Once `oplog` outgrows the segment limit, the writer that notices renames it to `oplog.1`
+/// (replacing the one before) and starts a new `oplog`; seqs go on. Other processes notice the
+/// new inode and finish reading the old file before moving on. History older than `oplog.1` is
+/// dropped, so the log and the time to open it stay bounded.
+#[derive(Debug)]
+pub struct OpLog {
+    dir: PathBuf,
+    current: Segment,
+    previous: Option<Segment>,
+    segment_limit: u64,
+    undo: Vec<u64>,
+    redo: Vec<u64>,
+}
+
+/// A segment is rotated once it holds this many bytes, unless `OUTL_LOG_SEGMENT_BYTES` says
+/// otherwise (more undo history, or less disk).
+const SEGMENT_LIMIT: u64 = 64 << 20;
+pub const SEGMENT_LIMIT_VAR: &str = "OUTL_LOG_SEGMENT_BYTES";
+const PREVIOUS_SUFFIX: &str = ".1";
+
 impl OpLog {
+    /// Opens the log in `state_dir`, reading nothing yet. The previous segment, when there is
+    /// one, is read first by [`read_new`](Self::read_new).
     pub fn open(state_dir: &Path) -> io::Result<OpLog> {
-        let path = state_dir.join(LOG_FILE);
-        let file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(&path)?;
+        let previous_path = state_dir.join(format!("{LOG_FILE}{PREVIOUS_SUFFIX}"));
+        let previous = match Segment::open(&previous_path, false, None) {
+            Ok(segment) => Some(segment),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e),
+        };
+        // Its base comes from the previous segment when there is one.
+        let current = Segment::open(&state_dir.join(LOG_FILE), true, None)?;
         Ok(OpLog {
-            path,
-            file,
-            offset: 0,
-            entries: Vec::new(),
+            dir: state_dir.to_path_buf(),
+            current,
+            previous,
+            segment_limit: std::env::var(SEGMENT_LIMIT_VAR)
+                .ok()
+                .and_then(|bytes| bytes.parse().ok())
+                .filter(|&bytes| bytes > 0)
+                .unwrap_or(SEGMENT_LIMIT),
             undo: Vec::new(),
             redo: Vec::new(),
         })
     }
 
-    /// Whether another process appended since the last read (one `stat`).
-    pub fn has_news(&self) -> io::Result<bool> {
-        Ok(self.file.metadata()?.len() != self.offset)
+    fn path(&self) -> PathBuf {
+        self.dir.join(LOG_FILE)
     }
 
-    /// Reads the complete ops appended since the last read, tracking them in the undo/redo
-    /// stacks. With `repair` (only under the workspace lock, when no writer can be mid-append)
-    /// an incomplete or corrupt tail — a writer that crashed before its op was acknowledged —
-    /// is cut off; without it, reading stops there.
+    /// Whether another process appended (or rotated) since the last read: one `stat`.
+    pub fn has_news(&self) -> io::Result<bool> {
+        Ok(self.current.file.metadata()?.len() != self.current.offset
+            || self.rotated_away()?.is_some())
+    }
+
+    /// The inode `oplog` names now, when it is no longer the file being read.
+    fn rotated_away(&self) -> io::Result<Option<u64>> {
+        match std::fs::metadata(self.path()) {
+            Ok(meta) if meta.ino() != self.current.ino => Ok(Some(meta.ino())),
+            Ok(_) => Ok(None),
+            // Between a rotation's rename and the new file: nothing to read yet.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether `oplog.1` is the file this process reads as `oplog`: the one rotation since.
+    fn was_rotated_last(&self) -> io::Result<bool> {
+        match std::fs::metadata(self.previous_path()) {
+            Ok(meta) => Ok(meta.ino() == self.current.ino),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn previous_path(&self) -> PathBuf {
+        self.dir.join(format!("{LOG_FILE}{PREVIOUS_SUFFIX}"))
+    }
+
+    /// Reads the complete ops appended since the last read (the previous segment first, on the
+    /// first read), tracking them in the undo/redo stacks. With `repair` (only under the
+    /// workspace lock, when no writer can be mid-append) an incomplete or corrupt tail — a
+    /// writer that crashed before its op was acknowledged — is cut off; without it, reading
+    /// stops there.
     pub fn read_new(&mut self, with_bodies: bool, repair: bool) -> io::Result<NewOps> {
-        let len = self.file.metadata()?.len();
         let mut new = NewOps {
             ops: Vec::new(),
-            truncated: false,
+            end: ReadEnd::Complete,
         };
-        if len == self.offset {
-            return Ok(new);
+        if let Some(previous) = self.previous.as_mut().filter(|p| p.offset == 0) {
+            // Written to before the current segment began: complete, never repaired.
+            read_segment(previous, with_bodies, false, &mut new)?;
+            if !self.current.base_known {
+                self.current.base = previous.last_seq();
+                self.current.base_known = true;
+            }
         }
-        let mut reader = BufReader::new(&self.file);
-        reader.seek(SeekFrom::Start(self.offset))?;
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let n = reader.read_until(b'\n', &mut line)?;
-            if n == 0 {
+        while new.end == ReadEnd::Complete {
+            read_segment(&mut self.current, with_bodies, repair, &mut new)?;
+            if new.end == ReadEnd::Lost || self.rotated_away()?.is_none() {
                 break;
             }
-            let parsed = if line.ends_with(b"\n") {
-                let next_seq = self.entries.len() as u64 + 1;
-                parse_line(&line[..line.len() - 1], with_bodies)
-                    .filter(|(op, _)| op.seq == next_seq)
-            } else {
-                None
-            };
-            let Some((op, body)) = parsed else {
-                if repair {
-                    self.file.set_len(self.offset)?;
-                    self.file.sync_all()?;
-                    new.truncated = true;
-                }
+            if !self.was_rotated_last()? {
+                // Rotated twice: the segment in between, and its ops, are gone.
+                new.end = ReadEnd::Lost;
                 break;
-            };
-            self.entries.push(Entry {
-                offset: self.offset,
-                len: n as u64,
-            });
-            self.offset += n as u64;
-            new.ops.push((op, body));
+            }
+            // The rotated file is final now: read what was appended to it before the
+            // rotation, then the new file from its start.
+            read_segment(&mut self.current, with_bodies, false, &mut new)?;
+            let next = Segment::open(&self.path(), true, Some(self.current.last_seq()))?;
+            self.previous = Some(std::mem::replace(&mut self.current, next));
         }
-        drop(reader);
         for (op, _) in &new.ops {
             self.track(op);
         }
+        self.forget_before_previous();
         Ok(new)
     }
 
     /// Appends `op` (its `seq` is set here) and fsyncs: once this returns, the op survives a
     /// crash. Call only under the workspace lock, after [`read_new`](Self::read_new).
     pub fn append(&mut self, mut op: Op, body: &Body) -> io::Result<Op> {
-        op.seq = self.entries.len() as u64 + 1;
+        op.seq = self.last_seq() + 1;
         let body_json = serde_json::to_string(body).map_err(io::Error::other)?;
         let header = Header {
             op,
@@ -191,15 +288,45 @@ impl OpLog {
         line.push('\t');
         line.push_str(&body_json);
         line.push('\n');
-        (&self.file).write_all(line.as_bytes())?;
-        self.file.sync_data()?;
-        self.entries.push(Entry {
-            offset: self.offset,
+        (&self.current.file).write_all(line.as_bytes())?;
+        self.current.file.sync_data()?;
+        let segment = &mut self.current;
+        // Whatever was read decided the seq: a log with no op yet starts at 1.
+        segment.base_known = true;
+        segment.entries.push(Entry {
+            offset: segment.offset,
             len: line.len() as u64,
         });
-        self.offset += line.len() as u64;
+        segment.offset += line.len() as u64;
         self.track(&header.op);
         Ok(header.op)
+    }
+
+    /// Starts a new segment when the current one is full. Call only under the workspace lock,
+    /// once the op just appended has reached the pages.
+    pub fn rotate_if_full(&mut self) -> io::Result<()> {
+        if self.current.offset < self.segment_limit {
+            return Ok(());
+        }
+        std::fs::rename(self.path(), self.previous_path())?;
+        super::disk::sync_dir(&self.dir)?;
+        let next = Segment::open(&self.path(), true, Some(self.current.last_seq()))?;
+        super::disk::sync_dir(&self.dir)?;
+        self.previous = Some(std::mem::replace(&mut self.current, next));
+        self.forget_before_previous();
+        Ok(())
+    }
+
+    /// Drops undo and redo entries whose op is no longer in either segment.
+    fn forget_before_previous(&mut self) {
+        let first = self.first_seq();
+        self.undo.retain(|&seq| seq >= first);
+        self.redo.retain(|&seq| seq >= first);
+    }
+
+    /// The oldest seq still in the log.
+    fn first_seq(&self) -> u64 {
+        self.previous.as_ref().map_or(self.current.base, |p| p.base) + 1
     }
 
     fn track(&mut self, op: &Op) {
@@ -215,42 +342,54 @@ impl OpLog {
         }
     }
 
+    fn locate(&self, seq: u64) -> Option<(&Segment, Entry)> {
+        if let Some(entry) = self.current.entry(seq) {
+            return Some((&self.current, entry));
+        }
+        let previous = self.previous.as_ref()?;
+        Some((previous, previous.entry(seq)?))
+    }
+
     /// The op and body with this seq.
     pub fn get(&self, seq: u64) -> io::Result<(Op, Body)> {
-        let entry = seq
-            .checked_sub(1)
-            .and_then(|i| self.entries.get(i as usize))
+        let (segment, entry) = self
+            .locate(seq)
             .ok_or_else(|| io::Error::other(format!("op {seq} is not in the log")))?;
-        let mut line = vec![0u8; entry.len as usize];
-        self.file.read_exact_at(&mut line, entry.offset)?;
-        let (op, body) =
-            parse_line(line.strip_suffix(b"\n").unwrap_or(&line), true).ok_or_else(|| {
-                io::Error::other(format!("op {seq} in {} is corrupt", self.path.display()))
-            })?;
+        let line = segment.read_line(entry)?;
+        let (op, body) = parse_line(&line, true).ok_or_else(|| {
+            io::Error::other(format!("op {seq} in {} is corrupt", self.dir.display()))
+        })?;
         Ok((op, body.unwrap_or_default()))
     }
 
     /// Up to `limit` ops, newest first, older than `before` (a seq) when given.
     pub fn list(&self, limit: usize, before: Option<u64>) -> io::Result<Vec<Op>> {
-        let newest = before.map_or(self.entries.len() as u64, |b| {
-            b.saturating_sub(1).min(self.entries.len() as u64)
+        let newest = before.map_or(self.last_seq(), |b| {
+            b.saturating_sub(1).min(self.last_seq())
         });
         let mut out = Vec::new();
-        let mut seq = newest;
-        while seq > 0 && out.len() < limit {
-            let entry = self.entries[(seq - 1) as usize];
-            let mut line = vec![0u8; entry.len as usize];
-            self.file.read_exact_at(&mut line, entry.offset)?;
-            if let Some((op, _)) = parse_line(line.strip_suffix(b"\n").unwrap_or(&line), false) {
+        for seq in (self.first_seq()..=newest).rev() {
+            if out.len() >= limit {
+                break;
+            }
+            let Some((segment, entry)) = self.locate(seq) else {
+                break;
+            };
+            if let Some((op, _)) = parse_line(&segment.read_line(entry)?, false) {
                 out.push(op);
             }
-            seq -= 1;
         }
         Ok(out)
     }
 
     pub fn last_seq(&self) -> u64 {
-        self.entries.len() as u64
+        self.current.last_seq()
+    }
+
+    /// Rotates at `bytes` instead of the default (tests make many rotations cheaply).
+    #[cfg(test)]
+    pub fn set_segment_limit(&mut self, bytes: u64) {
+        self.segment_limit = bytes;
     }
 
     /// The op an undo would revert.
@@ -262,6 +401,55 @@ impl OpLog {
     pub fn redo_top(&self) -> Option<u64> {
         self.redo.last().copied()
     }
+}
+
+/// Reads `segment` from its offset to its end, appending complete ops to `new`.
+fn read_segment(
+    segment: &mut Segment,
+    with_bodies: bool,
+    repair: bool,
+    new: &mut NewOps,
+) -> io::Result<()> {
+    if segment.file.metadata()?.len() == segment.offset {
+        return Ok(());
+    }
+    let mut reader = BufReader::new(&segment.file);
+    reader.seek(SeekFrom::Start(segment.offset))?;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        let parsed = match line.strip_suffix(b"\n") {
+            Some(complete) => parse_line(complete, with_bodies),
+            None => None,
+        };
+        let Some((op, body)) = parsed else {
+            if repair {
+                segment.file.set_len(segment.offset)?;
+                segment.file.sync_all()?;
+            }
+            break;
+        };
+        if !segment.base_known {
+            // The first op of a log with no previous segment: seqs start where it does.
+            segment.base = op.seq.saturating_sub(1);
+            segment.base_known = true;
+        }
+        if op.seq != segment.last_seq() + 1 {
+            new.end = ReadEnd::Lost;
+            break;
+        }
+        segment.entries.push(Entry {
+            offset: segment.offset,
+            len: n as u64,
+        });
+        segment.offset += n as u64;
+        new.ops.push((op, body));
+    }
+    Ok(())
 }
 
 /// `None` for a line that is not a complete, intact record.
@@ -350,8 +538,7 @@ mod tests {
         assert_eq!(reader.read_new(false, false).unwrap().ops.len(), 1);
         assert!(reader.has_news().unwrap());
         let mut repairer = OpLog::open(dir.path()).unwrap();
-        let read = repairer.read_new(false, true).unwrap();
-        assert!(read.truncated);
+        assert_eq!(repairer.read_new(false, true).unwrap().ops.len(), 1);
         assert_eq!(
             std::fs::metadata(dir.path().join(LOG_FILE)).unwrap().len(),
             good_len
@@ -362,6 +549,60 @@ mod tests {
                 .unwrap()
                 .seq,
             2
+        );
+    }
+
+    #[test]
+    fn full_segments_rotate_and_readers_follow_or_know_they_lost_track() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut writer = OpLog::open(dir.path()).unwrap();
+        writer.set_segment_limit(1);
+        let mut follower = OpLog::open(dir.path()).unwrap();
+        let mut lagging = OpLog::open(dir.path()).unwrap();
+
+        writer.append(op("one", true), &Body::default()).unwrap();
+        assert_eq!(lagging.read_new(false, false).unwrap().ops.len(), 1);
+        writer.rotate_if_full().unwrap();
+        assert_eq!(follower.read_new(false, false).unwrap().ops.len(), 1);
+
+        writer.append(op("two", true), &Body::default()).unwrap();
+        let read = follower.read_new(false, false).unwrap();
+        assert_eq!((read.ops.len(), read.end), (1, ReadEnd::Complete));
+        assert_eq!(read.ops[0].0.seq, 2);
+        writer.rotate_if_full().unwrap();
+        writer.append(op("three", true), &Body::default()).unwrap();
+
+        // Op 1 went with the second rotation; 2 is in oplog.1, 3 in oplog.
+        assert!(writer.get(1).is_err());
+        assert_eq!(writer.get(2).unwrap().0.kind, "two");
+        let listed: Vec<u64> = writer
+            .list(10, None)
+            .unwrap()
+            .iter()
+            .map(|o| o.seq)
+            .collect();
+        assert_eq!(listed, [3, 2]);
+        assert_eq!(writer.undo_top(), Some(3));
+
+        let read = follower.read_new(false, false).unwrap();
+        assert_eq!(read.ops.iter().map(|(o, _)| o.seq).collect::<Vec<_>>(), [3]);
+        assert_eq!(follower.get(2).unwrap().0.kind, "two");
+        // Op 2 rotated out from under it before it read it: it must reload.
+        assert_eq!(lagging.read_new(false, false).unwrap().end, ReadEnd::Lost);
+
+        let mut fresh = OpLog::open(dir.path()).unwrap();
+        let read = fresh.read_new(false, true).unwrap();
+        assert_eq!(
+            read.ops.iter().map(|(o, _)| o.seq).collect::<Vec<_>>(),
+            [2, 3]
+        );
+        assert_eq!((fresh.last_seq(), fresh.undo_top()), (3, Some(3)));
+        assert_eq!(
+            fresh
+                .append(op("four", true), &Body::default())
+                .unwrap()
+                .seq,
+            4
         );
     }
 }

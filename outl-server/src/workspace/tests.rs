@@ -716,3 +716,40 @@ fn reads_notice_files_changed_outside_after_a_while() {
     );
     assert!(snapshot.frozen_page("bob").is_some());
 }
+
+#[test]
+fn a_rotated_log_keeps_recent_history_and_other_instances_reload() {
+    let (dir, ws) = sample_workspace();
+    let other = Workspace::open(dir.path()).unwrap();
+    ws.lock_writer().log.set_segment_limit(1);
+    for i in 0..5 {
+        ws.edit("block.update", &["bob"], |pages| {
+            pages[0].blocks[0].text = format!("version {i}");
+            Ok(())
+        })
+        .unwrap();
+    }
+    assert!(dir.path().join(".outl/oplog.1").exists());
+    // The other instance missed ops that are gone from the log: it reads the pages again.
+    other
+        .edit("block.update", &["bob"], |pages| {
+            pages[0].blocks[1].text = "edited by the other".into();
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(
+        texts(&other, "bob")[..2],
+        ["version 4", "edited by the other"]
+    );
+    drop((ws, other));
+    let ws = Workspace::open(dir.path()).unwrap();
+    ws.undo().unwrap();
+    assert_eq!(texts(&ws, "bob")[..2], ["version 4", "referenced"]);
+    ws.undo().unwrap();
+    assert_eq!(texts(&ws, "bob")[0], "version 3");
+    let oldest = ws.log(100, None).unwrap().ops.last().unwrap().seq;
+    assert!(
+        oldest > 1,
+        "history older than the previous segment is dropped"
+    );
+}

@@ -683,6 +683,10 @@ impl Workspace {
             settle_page(&self.root, change, content)?;
         }
         w.settled = op.seq;
+        if let Err(e) = w.log.rotate_if_full() {
+            // The op is written; the log only grows on until a later write rotates it.
+            tracing::warn!("cannot start a new op log segment: {e}");
+        }
         let mut graph = self.graph_mut();
         for change in op.pages.iter().filter_map(|c| c.after.as_ref()) {
             if let Ok(meta) = std::fs::metadata(self.root.join(&change.file)) {
