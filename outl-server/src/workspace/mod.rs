@@ -325,10 +325,14 @@ impl Workspace {
     pub fn op_body(&self, seq: u64) -> Result<Body, Error> {
         let mut w = self.lock_writer();
         self.catch_up(&mut w, false)?;
-        if seq == 0 || seq > w.log.last_seq() {
+        if seq < w.log.first_seq() || seq > w.log.last_seq() {
             return Err(Error::new(
                 ErrorCode::InvalidArguments,
-                format!("there is no op {seq} in the log"),
+                format!(
+                    "there is no op {seq} in the log (it holds ops {} to {})",
+                    w.log.first_seq(),
+                    w.log.last_seq()
+                ),
             )
             .with_data(serde_json::json!({ "seq": seq })));
         }

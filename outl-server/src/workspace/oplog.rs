@@ -324,8 +324,8 @@ impl OpLog {
         self.redo.retain(|&seq| seq >= first);
     }
 
-    /// The oldest seq still in the log.
-    fn first_seq(&self) -> u64 {
+    /// The oldest seq still in the log (older ones went with a rotated segment).
+    pub fn first_seq(&self) -> u64 {
         self.previous.as_ref().map_or(self.current.base, |p| p.base) + 1
     }
 
