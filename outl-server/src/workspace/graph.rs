@@ -235,8 +235,11 @@ impl Graph {
         let mut changed = false;
         let mut position = 0;
         fill(&mut page.blocks, &mut position, &mut |block, position| {
+            // A user's `id::` is the block's id, unless another block holds it already (a
+            // copied block): then the block keeps the id it has, so it stays stable.
             if let Some(user) = ids::user_id(block)
                 && block.id != user
+                && !taken(user, also_taken)
             {
                 block.id = user.to_string();
                 changed = true;

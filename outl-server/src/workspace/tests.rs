@@ -753,3 +753,18 @@ fn a_rotated_log_keeps_recent_history_and_other_instances_reload() {
         "history older than the previous segment is dropped"
     );
 }
+
+#[test]
+fn a_copied_id_property_does_not_make_ids_unstable() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pages/a.md", "- original\n  id:: same-id\n");
+    write(dir.path(), "pages/b.md", "- copy\n  id:: same-id\n");
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(id_of(&ws, "a", "original"), "same-id");
+    let copy = id_of(&ws, "b", "copy");
+    assert_ne!(copy, "same-id");
+    drop(ws);
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(id_of(&ws, "a", "original"), "same-id");
+    assert_eq!(id_of(&ws, "b", "copy"), copy);
+}
