@@ -172,6 +172,17 @@ impl Graph {
 
     /// Adds a page whose slug is free. Its ids must be filled and free.
     pub(super) fn insert(&mut self, page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
+        self.index.update(None, Some(&page));
+        self.insert_unindexed(page, stamp, frozen);
+    }
+
+    /// [`insert`](Self::insert) leaving the index to [`build_index`](Self::build_index).
+    pub(super) fn insert_unindexed(
+        &mut self,
+        page: Page,
+        stamp: Option<Stamp>,
+        frozen: Option<Frozen>,
+    ) {
         let slug: Arc<str> = page.slug.as_str().into();
         for block in page.blocks_preorder() {
             self.block_pages.insert(block.id.clone(), slug.clone());
@@ -185,8 +196,13 @@ impl Graph {
             Some(frozen) => self.frozen.insert(page.slug.clone(), frozen),
             None => self.frozen.remove(&page.slug),
         };
-        self.index.update(None, Some(&page));
         self.pages.insert(page.slug.clone(), page);
+    }
+
+    /// Indexes every page afresh (at open, after [`insert_unindexed`](Self::insert_unindexed)).
+    pub(super) fn build_index(&mut self) {
+        let pages: Vec<&Page> = self.pages.values().collect();
+        self.index = Index::build(&pages);
     }
 
     pub(super) fn remove(&mut self, slug: &str) -> Option<Page> {

@@ -312,7 +312,58 @@ impl Index {
     pub(super) fn search_index(&self) -> &Search {
         &self.search
     }
+
+    /// The index of these pages, built on two threads (each indexes half the pages, then the
+    /// halves are merged): what open does.
+    pub(super) fn build(pages: &[&Page]) -> Index {
+        let index_all = |pages: &[&Page]| {
+            let mut index = Index::default();
+            for page in pages {
+                index.add(page);
+            }
+            index
+        };
+        if pages.len() < PARALLEL_BUILD_MIN_PAGES {
+            return index_all(pages);
+        }
+        let (first, second) = pages.split_at(pages.len() / 2);
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| index_all(second));
+            let mut index = index_all(first);
+            match other.join() {
+                Ok(other) => index.merge(other),
+                Err(_) => second.iter().for_each(|page| index.add(page)),
+            }
+            index
+        })
+    }
+
+    /// Adds the index of other pages (none of them indexed here).
+    fn merge(&mut self, other: Index) {
+        fn merge_keyed<K: std::hash::Hash + Eq>(
+            into: &mut FxHashMap<K, Holders>,
+            from: FxHashMap<K, Holders>,
+        ) {
+            for (key, holders) in from {
+                into.entry(key).or_default().extend(holders);
+            }
+        }
+        self.outgoing.extend(other.outgoing);
+        merge_keyed(&mut self.backlinks, other.backlinks);
+        merge_keyed(&mut self.tags, other.tags);
+        merge_keyed(&mut self.block_refs, other.block_refs);
+        for (marker, holders) in other.tasks {
+            self.tasks.entry(marker).or_default().extend(holders);
+        }
+        for (key, values) in other.properties {
+            merge_keyed(self.properties.entry(key).or_default(), values);
+        }
+        self.search.merge(other.search);
+    }
 }
+
+/// Below this many pages, open indexes on one thread.
+const PARALLEL_BUILD_MIN_PAGES: usize = 256;
 
 // ---------------------------------------------------------------------------------------------
 // Full-text search
@@ -434,6 +485,26 @@ impl Search {
             docs.push(n);
         }
         self.page_docs.insert(page.slug.clone(), docs);
+    }
+
+    /// Adds the docs of other pages, numbered after this index's own.
+    fn merge(&mut self, other: Search) {
+        let offset = self.docs.len() as u32;
+        self.docs.extend(other.docs);
+        self.free.extend(other.free.into_iter().map(|n| n + offset));
+        for (term, list) in other.postings {
+            // Every number from `other` is above every number here: appending keeps order.
+            self.postings
+                .entry(term)
+                .or_default()
+                .extend(list.into_iter().map(|(n, tf)| (n + offset, tf)));
+        }
+        for (slug, docs) in other.page_docs {
+            self.page_docs
+                .insert(slug, docs.into_iter().map(|n| n + offset).collect());
+        }
+        self.total_len += other.total_len;
+        self.live += other.live;
     }
 
     fn remove(&mut self, page: &Page) {

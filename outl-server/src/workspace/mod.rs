@@ -471,7 +471,8 @@ impl Workspace {
         let loaded = load_parallel(&self.root, &files, self.format);
         let mut graph = Graph::default();
         graph.skipped = skipped;
-        self.adopt(&mut graph, loaded)?;
+        self.adopt(&mut graph, loaded, true)?;
+        graph.build_index();
         Ok(graph)
     }
 
@@ -534,15 +535,17 @@ impl Workspace {
         for (file, _) in &fresh {
             graph.remove_file(file);
         }
-        self.adopt(&mut graph, fresh)
+        self.adopt(&mut graph, fresh, false)
     }
 
     /// Adds loaded page files to `graph`: resolves duplicate slugs, fills ids, and writes the
-    /// sidecars of pages seen for the first time.
+    /// sidecars of pages seen for the first time. With `index_later`, the pages are left out
+    /// of the index, for one [`Graph::build_index`] over all of them.
     fn adopt(
         &self,
         graph: &mut Graph,
         loaded: Vec<(String, Result<Loaded, String>)>,
+        index_later: bool,
     ) -> Result<(), Error> {
         let mut by_slug: HashMap<String, Vec<Loaded>> = HashMap::new();
         for (file, result) in loaded {
@@ -597,7 +600,11 @@ impl Workspace {
                     None
                 }
             };
-            graph.insert(loaded.page, Some(loaded.stamp), frozen);
+            if index_later {
+                graph.insert_unindexed(loaded.page, Some(loaded.stamp), frozen);
+            } else {
+                graph.insert(loaded.page, Some(loaded.stamp), frozen);
+            }
         }
         graph.shadowed.sort_by(|a, b| a.file.cmp(&b.file));
         graph.shadowed.dedup();

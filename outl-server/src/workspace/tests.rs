@@ -768,3 +768,51 @@ fn a_copied_id_property_does_not_make_ids_unstable() {
     assert_eq!(id_of(&ws, "a", "original"), "same-id");
     assert_eq!(id_of(&ws, "b", "copy"), copy);
 }
+
+#[test]
+fn the_index_built_on_two_threads_matches_the_one_built_page_by_page() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..600 {
+        let md = format!(
+            "tags:: t{}\n\n- TODO call [[page {}]] about #topic{}\n\t- child ((ref{}))\n  prio:: p{}\n- DONE word{} shared words\n",
+            i % 7,
+            (i * 13) % 600,
+            i % 11,
+            i % 5,
+            i % 3,
+            i % 17
+        );
+        write(dir.path(), &format!("pages/page {i}.md"), &md);
+    }
+    let ws = Workspace::open(dir.path()).unwrap();
+    let snapshot = ws.snapshot();
+    let built = snapshot.index();
+    let mut one_by_one = Index::default();
+    for page in snapshot.pages() {
+        one_by_one.update(None, Some(page));
+    }
+    for slug in ["page 0", "page 13", "page 599", "t3", "topic4"] {
+        assert_eq!(built.backlinks(slug), one_by_one.backlinks(slug), "{slug}");
+        assert_eq!(built.links(slug), one_by_one.links(slug), "{slug}");
+    }
+    assert_eq!(built.tags(), one_by_one.tags());
+    assert_eq!(
+        built.tasks(TaskMarker::Todo),
+        one_by_one.tasks(TaskMarker::Todo)
+    );
+    assert_eq!(
+        built.property_values("prio"),
+        one_by_one.property_values("prio")
+    );
+    assert_eq!(built.block_refs("ref2"), one_by_one.block_refs("ref2"));
+    let hits = snapshot.search("shared word3");
+    assert_eq!(hits.len(), 600 / 17 + 1);
+    drop(snapshot);
+    // The merged index keeps working incrementally.
+    ws.edit("block.update", &["page 3"], |pages| {
+        pages[0].blocks[1].text = "DONE something else".into();
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(ws.snapshot().search("shared word3").len(), 600 / 17);
+}
