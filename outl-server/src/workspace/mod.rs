@@ -53,10 +53,11 @@
 //! 1. **Catch up**: read the op log from the offset this process last read, and apply the
 //!    after-state of every op another process appended (from the log itself, not the files).
 //!    If the newest op in the log has not been verified against the disk, settle it (step 6).
-//! 2. **Check** each touched page on disk: stat, and hash if size or mtime moved. A file
-//!    whose hash differs from what outl last wrote was edited outside outl: the page is
-//!    frozen and the write refused with `PAGE_MARKDOWN_AHEAD_OF_LOG`. A vanished file is
-//!    `PAGE_NOT_FOUND`.
+//! 2. **Check** each touched page on disk: read and hash it (its content is also the op's
+//!    before-state). A file whose hash differs from what outl last wrote was edited outside
+//!    outl: the page is frozen and the write refused with `PAGE_MARKDOWN_AHEAD_OF_LOG`. A
+//!    vanished file is `PAGE_NOT_FOUND`. (Between writes, [`Workspace::refresh`] compares
+//!    size and mtime first and hashes only the files where they moved.)
 //! 3. **Build** the new pages (the caller's change), render them, re-parse the rendered
 //!    markdown so memory matches the disk exactly, and give every block a workspace-unique id.
 //! 4. **Log**: append one line with the kind of op, and for each touched page its slug, file
@@ -91,7 +92,9 @@
 //! page file (on two threads): a file whose hash matches its sidecar gets the sidecar's ids;
 //! a file without a sidecar is new (ids derived from its path, position and text, sidecar
 //! written); a file whose hash differs from its sidecar was edited outside outl and is frozen,
-//! its ids carried over from the sidecar's copy of the markdown. Finally the index is built.
+//! its ids carried over from the sidecar's copy of the markdown. Finally the index (links,
+//! backlinks, tags, tasks, properties, block refs, full-text search; see [`Index`]) is built,
+//! again on two threads; after that, each write reindexes only the pages it touched.
 //!
 //! After open, files created, edited or deleted outside outl are noticed by
 //! [`Workspace::refresh`] (a stat of every page file), which [`Workspace::snapshot`] runs by
