@@ -3,7 +3,8 @@
 //! replaces the file and keeps its size and modification time. Each time outl notices, freezes
 //! the page (its writes get `PAGE_MARKDOWN_AHEAD_OF_LOG` with the data to act on), and after
 //! `outl_page_reconcile` serves both outl's acknowledged writes and the outside edit, with the
-//! ids of unchanged blocks kept.
+//! ids of unchanged blocks kept, even when the other program saved a copy it read before outl
+//! wrote.
 
 mod mcp_support;
 
@@ -210,6 +211,63 @@ fn a_temp_file_renamed_over_the_page_is_frozen_then_reconciled() {
 #[test]
 fn a_same_size_edit_that_keeps_the_modification_time_is_frozen_then_reconciled() {
     edit_outside(Editor::SameSizeAndTime);
+}
+
+/// An editor that read the page before outl wrote to it saves its stale copy over the page:
+/// reconcile merges, keeping outl's acknowledged writes (with their ids) and the editor's edit.
+#[test]
+fn a_stale_copy_saved_over_the_page_loses_none_of_outls_writes() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let path = ws.path().join(FILE);
+    let mut session = StdioSession::start(ws.path());
+    session.initialize("2025-06-18");
+    json_payload(&session.call(
+        "outl_page_create",
+        json!({"name": PAGE, "md": "- alpha\n- beta\n- gamma\n"}),
+    ));
+    let opened_in_editor = std::fs::read_to_string(&path).expect("the page");
+    let ids = ids_by_text(&mut session);
+    json_payload(&session.call("outl_page_append", json!({"slug": PAGE, "md": "- delta"})));
+    json_payload(&session.call(
+        "outl_block_update",
+        json!({"id": ids["beta"], "text": "beta, by outl"}),
+    ));
+    let ids = ids_by_text(&mut session);
+
+    std::thread::sleep(Duration::from_millis(20));
+    let stale = opened_in_editor.replace("- gamma\n", "- gamma, edited in a stale buffer\n")
+        + "- epsilon, from the stale buffer\n";
+    Editor::TempAndRename.write(&path, &stale);
+    let refused = session.call("outl_page_append", json!({"slug": PAGE, "md": "- zeta"}));
+    assert_eq!(tool_error(&refused)["code"], "PAGE_MARKDOWN_AHEAD_OF_LOG");
+
+    json_payload(&session.call("outl_page_reconcile", json!({"slug": PAGE})));
+    let after = ids_by_text(&mut session);
+    for text in ["alpha", "beta, by outl", "delta"] {
+        assert_eq!(
+            after.get(text),
+            ids.get(text),
+            "outl's {text:?} and its id: {after:?}"
+        );
+    }
+    for text in [
+        "gamma, edited in a stale buffer",
+        "epsilon, from the stale buffer",
+    ] {
+        assert!(after.contains_key(text), "the editor's {text:?}: {after:?}");
+    }
+    assert_eq!(after.len(), 5, "nothing twice: {after:?}");
+    let file = std::fs::read_to_string(&path).expect("the page");
+    for text in after.keys() {
+        assert!(
+            file.contains(&format!("- {text}\n")),
+            "{text:?} on disk: {file}"
+        );
+    }
+    let info = json_payload(&session.call("outl_workspace_info", json!({})));
+    assert_eq!(info["frozen"], json!([]), "{info}");
+    json_payload(&session.call("outl_page_append", json!({"slug": PAGE, "md": "- zeta"})));
+    session.finish();
 }
 
 /// An edit made while outl is stopped is found when it opens the workspace.

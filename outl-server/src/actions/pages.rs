@@ -413,9 +413,10 @@ pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backli
     })
 }
 
-/// Adopt a page file edited outside outl, as it is now, so writes to it are accepted again.
-/// Blocks keep their ids where their text (else their place) is unchanged. Returns how many
-/// kept their id and the ids the outside edit added and removed.
+/// Adopt a page file edited outside outl, as it is now, so writes to it are accepted again;
+/// if it was saved from a copy older than outl's last write, outl's later writes are merged
+/// back in. Blocks keep their ids where their text (else their place) is unchanged. Returns
+/// how many kept their id and the ids the outside edit added and removed.
 #[tool(title = "Reconcile page", idempotent, payload = json)]
 pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, Error> {
     let slug = resolved_slug(ws, &args.slug)?;

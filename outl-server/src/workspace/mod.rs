@@ -109,6 +109,7 @@ mod graph;
 mod ids;
 mod index;
 mod load;
+mod merge;
 mod model;
 mod names;
 mod oplog;

@@ -14,6 +14,7 @@ use super::disk::{self, Durability};
 use super::graph::Minting;
 use super::ids::{self, carry_ids};
 use super::load::{self, Origin, Stamp};
+use super::merge;
 use super::model::{Block, Page, PageKind};
 use super::names;
 use super::oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
@@ -21,6 +22,9 @@ use super::sidecar::{self, Sidecar};
 use super::{Workspace, Writer, content_hash, format};
 use crate::outline::{self, Properties};
 use crate::{Error, ErrorCode};
+
+/// How many of the newest ops reconcile searches for the version a stale edit started from.
+const MERGE_HISTORY_OPS: usize = 1000;
 
 /// Ops listed newest first, and the cursor for the next (older) batch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -323,15 +327,39 @@ impl Workspace {
                 page: load::base_page(&file, &sidecar, self.format),
                 md: sidecar.base,
             });
-            let mut page = loaded.page;
-            // The ids the frozen page has been read with are the ones callers have seen.
-            if let Some(shown) = self.graph().page(&slug) {
-                carry_ids(&shown.blocks, &mut page.blocks);
-            }
-            let after = Draft {
-                page,
-                md: Some(loaded.md),
+            let merged = before
+                .as_ref()
+                .and_then(|ours| self.merge_stale_edit(w, &file, &ours.md, &loaded.md));
+            let shown = self.graph().page(&slug).map(|page| page.blocks.clone());
+            let (before, page, md) = match merged {
+                Some(md) => {
+                    let mut page = load::page_of(&file, &md, self.format, loaded.page.updated);
+                    // outl's blocks keep the ids their writes returned; the file's own blocks
+                    // the ids the frozen page was read with, where those are still free.
+                    if let Some(ours) = &before {
+                        carry_ids(&ours.page.blocks, &mut page.blocks);
+                    }
+                    if let Some(shown) = &shown {
+                        fill_ids_by_text(shown, &mut page.blocks);
+                    }
+                    // The op starts from the file as it is, so that applying it (now, or
+                    // after a crash) writes the merge over it.
+                    let theirs = Current {
+                        page: loaded.page,
+                        md: loaded.md,
+                    };
+                    (Some(theirs), page, md)
+                }
+                None => {
+                    let mut page = loaded.page;
+                    // The ids the frozen page has been read with are the ones callers have seen.
+                    if let Some(shown) = &shown {
+                        carry_ids(shown, &mut page.blocks);
+                    }
+                    (before, page, loaded.md)
+                }
             };
+            let after = Draft { page, md: Some(md) };
             let op = self.commit(
                 w,
                 "page.reconcile",
@@ -343,6 +371,38 @@ impl Workspace {
             )?;
             Ok(Some(op))
         })
+    }
+
+    /// The file merged with outl's writes it lacks, when it was edited from a version of the
+    /// page older than outl's newest (see `merge.rs`); `None` when it is adopted as it is.
+    fn merge_stale_edit(&self, w: &Writer, file: &str, ours: &str, theirs: &str) -> Option<String> {
+        let mut versions: Vec<String> = Vec::new();
+        for listed in w.log.list(MERGE_HISTORY_OPS, None).unwrap_or_default() {
+            let touches = |v: &Option<PageVersion>| v.as_ref().is_some_and(|v| v.file == file);
+            if !listed
+                .pages
+                .iter()
+                .any(|c| touches(&c.before) || touches(&c.after))
+            {
+                continue;
+            }
+            let Ok((op, body)) = w.log.get(listed.seq) else {
+                break;
+            };
+            for (change, content) in op.pages.iter().zip(body.pages) {
+                if touches(&change.after) {
+                    versions.extend(content.after.map(|c| c.md));
+                }
+                if touches(&change.before) {
+                    versions.extend(content.before.map(|c| c.md));
+                }
+            }
+        }
+        // Oldest first, outl's newest last: a tie goes to the newer version.
+        let mut candidates: Vec<&str> = versions.iter().rev().map(String::as_str).collect();
+        candidates.push(ours);
+        let base = candidates[merge::likely_base(theirs, &candidates)?];
+        (base != ours).then(|| merge::merge3(base, ours, theirs))
     }
 
     /// Reverts the newest undoable op. `NOTHING_TO_UNDO` when there is none; `CONFLICT`
@@ -710,6 +770,43 @@ fn exists(slug: &str, file: Option<&str>) -> Error {
         None => format!("a page {slug:?} already exists"),
     };
     Error::new(ErrorCode::PageExists, message).with_data(json!({ "slug": slug, "path": file }))
+}
+
+/// Gives each block of `blocks` without an id the id of a block of `from` with the same text,
+/// if no block of `blocks` has that id yet.
+fn fill_ids_by_text(from: &[Block], blocks: &mut [Block]) {
+    fn walk<'a>(blocks: &'a [Block], out: &mut Vec<&'a Block>) {
+        for block in blocks {
+            out.push(block);
+            walk(&block.children, out);
+        }
+    }
+    let mut used = HashSet::new();
+    let mut have = Vec::new();
+    walk(blocks, &mut have);
+    used.extend(
+        have.iter()
+            .map(|b| b.id.clone())
+            .filter(|id| !id.is_empty()),
+    );
+    let mut source = Vec::new();
+    walk(from, &mut source);
+    let mut free: Vec<(&str, &str)> = source
+        .iter()
+        .filter(|b| !used.contains(&b.id))
+        .map(|b| (b.text.as_str(), b.id.as_str()))
+        .collect();
+    fn give(blocks: &mut [Block], free: &mut Vec<(&str, &str)>) {
+        for block in blocks {
+            if block.id.is_empty()
+                && let Some(at) = free.iter().position(|(text, _)| *text == block.text)
+            {
+                block.id = free.swap_remove(at).1.to_owned();
+            }
+            give(&mut block.children, free);
+        }
+    }
+    give(blocks, &mut free);
 }
 
 fn conflict(op: &Op, version: &PageVersion, why: &str, actual: Option<&str>) -> Error {
