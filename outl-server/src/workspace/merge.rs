@@ -285,4 +285,54 @@ mod tests {
             format!("{base}- theirs\n- outl\n")
         );
     }
+
+    use proptest::prelude::*;
+
+    /// A page of a few short lines from a small alphabet, so that versions share lines.
+    fn page() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop::sample::select(vec!["- a", "- b", "- c", "\t- d", "- e"]),
+            0..8,
+        )
+        .prop_map(|lines| lines.iter().map(|l| format!("{l}\n")).collect())
+    }
+
+    /// Lines of `side` that `base` does not have as often, counted with multiplicity.
+    fn added<'a>(base: &str, side: &'a str) -> Vec<&'a str> {
+        let mut left: HashMap<&str, usize> = HashMap::new();
+        for line in base.lines() {
+            *left.entry(line).or_default() += 1;
+        }
+        side.lines()
+            .filter(|line| match left.get_mut(line) {
+                Some(n) if *n > 0 => {
+                    *n -= 1;
+                    false
+                }
+                _ => true,
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn a_side_that_changed_nothing_gives_the_other(base in page(), other in page()) {
+            prop_assert_eq!(merge3(&base, &base, &other), other.clone());
+            prop_assert_eq!(merge3(&base, &other, &base), other.clone());
+            prop_assert_eq!(merge3(&base, &other, &other), other);
+        }
+
+        #[test]
+        fn no_line_either_side_added_is_lost(base in page(), ours in page(), theirs in page()) {
+            let merged = merge3(&base, &ours, &theirs);
+            for side in [&ours, &theirs] {
+                let new_lines: String = added(&base, side).iter().map(|l| format!("{l}\n")).collect();
+                let lost = added(&merged, &new_lines);
+                prop_assert!(lost.is_empty(), "{:?} lost: base {:?} ours {:?} theirs {:?} merged {:?}",
+                    lost, base, ours, theirs, merged);
+            }
+        }
+    }
 }
