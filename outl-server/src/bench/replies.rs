@@ -302,12 +302,15 @@ fn make_today_typical(root: &Path, today: NaiveDate) -> Result<(), String> {
     Ok(())
 }
 
-/// Reads first, then writes, then undo and redo (which need the writes before them): every
-/// read sees the workspace as generated, and the history tools have something to act on.
+/// Reads first, then writes, then undo and redo (which need the writes before them), then the
+/// log: every other read sees the workspace as generated, and the history tools have
+/// something to act on.
 fn in_call_order(tools: &'static [ToolEntry]) -> Vec<&'static ToolEntry> {
     let rank = |tool: &ToolEntry| match tool.name() {
         "outl_undo" => 3,
         "outl_redo" => 4,
+        // The log is read last, when it holds the writes above.
+        "outl_log" => 5,
         _ if tool.spec.annotations.read_only => 0,
         // Deleting and renaming go after the other writes, which use pages they might move.
         _ if tool.spec.annotations.destructive => 2,
