@@ -158,6 +158,11 @@ pub fn screen_message(line: &[u8]) -> Verdict {
     if let JsonRpcMessage::Request(request) = &message
         && let ClientRequest::CustomRequest(custom) = &request.request
         && let Some(problem) = params_problem(&custom.method, custom.params.as_ref())
+        // A 2026-07-28 request (its version in params._meta) calls initialize, which that
+        // revision removed, rather than sending a malformed one: rmcp answers -32601 (404 over
+        // HTTP), as the conformance suite's server-stateless scenario requires.
+        && !(custom.method == "initialize"
+            && request.request.get_meta().protocol_version().is_some())
     {
         return Verdict::Answer(error_response(
             serde_json::to_value(&request.id).unwrap_or(Value::Null),
@@ -471,6 +476,13 @@ mod tests {
         assert!(forwarded(&screen.judge(
             br#"{"jsonrpc":"2.0","id":6,"method":"vendor/extension","params":{"x":1}}"#
         )));
+    }
+
+    #[test]
+    fn an_initialize_in_the_2026_07_28_envelope_is_left_to_rmcp() {
+        // That revision removed initialize: rmcp answers -32601, not outl -32602.
+        let line = br#"{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        assert!(forwarded(&screen_message(line)));
     }
 
     #[test]
