@@ -14,6 +14,7 @@ use axum::extract::{DefaultBodyLimit, FromRequest, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
@@ -62,6 +63,13 @@ pub async fn serve(server: OutlServer, options: HttpOptions) -> std::io::Result<
             local.ip()
         );
     }
+    // A reply goes out in a few small writes (SSE head, event, end); with Nagle's algorithm on,
+    // each write after the first waits for the client's delayed ACK, about 40 ms per call.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("cannot set TCP_NODELAY: {e}");
+        }
+    });
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {
             stop.await;
