@@ -462,10 +462,13 @@ fn first_words(text: &str, n: usize) -> String {
         .join(" ")
 }
 
-/// One call: its arguments and what must happen on disk first.
+/// What must happen on disk before a call.
+type Setup = fn(&Workspace, &Targets) -> Result<(), String>;
+
+/// One call: its arguments and its setup.
 struct Call {
     arguments: Value,
-    setup: Option<fn(&Workspace, &Targets) -> Result<(), String>>,
+    setup: Option<Setup>,
 }
 
 fn call(arguments: Value) -> Option<Call> {

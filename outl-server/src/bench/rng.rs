@@ -65,7 +65,7 @@ impl Rng {
 
     /// One word of a word list.
     pub fn word(&mut self, words: &[&'static str]) -> &'static str {
-        *self.pick(words)
+        words[self.below(words.len() as u64) as usize]
     }
 
     /// An index into `weights`, each chosen in proportion to its weight.
