@@ -395,7 +395,11 @@ fn a_handler_that_changes_an_arg_it_drops_panics_in_debug_builds() {
 
 #[test]
 fn contract_tables_are_the_accepted_tools_toml() {
-    let tables: Vec<String> = TOOLS.tools().iter().map(|t| t.spec.contract_table()).collect();
+    let tables: Vec<String> = TOOLS
+        .tools()
+        .iter()
+        .map(|t| t.spec.contract_table())
+        .collect();
     let file = include_str!("tools.toml");
     let body = file.split_once("\n\n").map_or(file, |(_header, body)| body);
     assert_eq!(tables.join("\n"), body);
