@@ -198,8 +198,17 @@ where
 
 fn call(args: &CallArgs) -> ExitCode {
     let (result, status) = run_call(args);
-    println!("{}", Envelope::of(&result).to_pretty_json());
+    write_stdout(&format!("{}\n", Envelope::of(&result).to_pretty_json()));
     ExitCode::from(status)
+}
+
+/// Writes a command's result to stdout. A reader that stopped early (`outl call ... | head`)
+/// is not an error of the command, so a closed pipe is ignored instead of panicking as
+/// `print!` would.
+pub(crate) fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 fn run_call(args: &CallArgs) -> (Result<Value, Error>, u8) {

@@ -34,7 +34,7 @@ pub fn run(args: &ToolsArgs) -> ExitCode {
         text.push('\n');
         text
     };
-    print!("{text}");
+    super::write_stdout(&text);
     ExitCode::SUCCESS
 }
 
