@@ -150,21 +150,7 @@ impl Workspace {
         let name = names::check_page_name(name)?;
         self.with_lock(|w| {
             let page = self.new_page(name, properties, blocks)?;
-            let slug = page.slug.clone();
-            let history = History::Undoable;
-            self.commit(
-                w,
-                "page.create",
-                history,
-                vec![Change {
-                    before: None,
-                    after: Some(Draft { page, md: None }),
-                }],
-            )?;
-            self.graph()
-                .page(&slug)
-                .cloned()
-                .ok_or_else(|| not_found(&slug))
+            self.commit_new_page(w, "page.create", History::Undoable, page)
         })
     }
 
@@ -190,19 +176,7 @@ impl Workspace {
                     .ok_or_else(|| not_found(&slug));
             }
             let page = self.new_page(&slug, Properties::new(), Vec::new())?;
-            self.commit(
-                w,
-                "journal.create",
-                History::NotUndoable,
-                vec![Change {
-                    before: None,
-                    after: Some(Draft { page, md: None }),
-                }],
-            )?;
-            self.graph()
-                .page(&slug)
-                .cloned()
-                .ok_or_else(|| not_found(&slug))
+            self.commit_new_page(w, "journal.create", History::NotUndoable, page)
         })
     }
 
@@ -613,6 +587,30 @@ impl Workspace {
     }
 
     /// Validates, logs, writes and indexes one op (steps 3 to 5).
+    /// Logs and writes a page that did not exist, and returns it as the graph now holds it.
+    fn commit_new_page(
+        &self,
+        w: &mut Writer,
+        kind: &str,
+        history: History,
+        page: Page,
+    ) -> Result<Page, Error> {
+        let slug = page.slug.clone();
+        self.commit(
+            w,
+            kind,
+            history,
+            vec![Change {
+                before: None,
+                after: Some(Draft { page, md: None }),
+            }],
+        )?;
+        self.graph()
+            .page(&slug)
+            .cloned()
+            .ok_or_else(|| not_found(&slug))
+    }
+
     fn commit(
         &self,
         w: &mut Writer,
