@@ -6,7 +6,8 @@
 mod mcp_support;
 
 use mcp_support::{
-    HttpServer, StdioSession, assert_files_unchanged, demo_workspace, files_of, tool_error,
+    HttpServer, StdioSession, assert_files_unchanged, demo_workspace, files_of, open_once,
+    tool_error,
 };
 use std::time::Duration;
 
@@ -553,6 +554,7 @@ fn the_table_has_over_a_hundred_distinct_cases() {
 #[test]
 fn stdio_refuses_each_bad_input_and_serves_on_untouched() {
     let ws = demo_workspace();
+    open_once(ws.path());
     let mut session = StdioSession::start(ws.path());
     session.initialize("2025-06-18");
     session.assert_alive();
@@ -569,6 +571,7 @@ fn stdio_refuses_each_bad_input_and_serves_on_untouched() {
 #[test]
 fn http_refuses_each_bad_input_and_serves_on_untouched() {
     let ws = demo_workspace();
+    open_once(ws.path());
     let server = HttpServer::start(ws.path(), &[]);
     let session = server.session();
     session.assert_alive();
@@ -607,8 +610,8 @@ fn http_refuses_each_bad_input_and_serves_on_untouched() {
 #[test]
 fn stdio_refuses_requests_before_initialize_and_serves_on() {
     let ws = demo_workspace();
+    open_once(ws.path());
     let mut session = StdioSession::start(ws.path());
-    // Answered once the workspace is open, which writes the sidecars of a first opening.
     session.assert_alive();
     let before = files_of(ws.path());
     let early: [(&str, Value); 5] = [
@@ -655,6 +658,7 @@ fn stdio_refuses_requests_before_initialize_and_serves_on() {
 #[test]
 fn a_request_cancelled_in_flight_leaves_the_session_serving() {
     let ws = demo_workspace();
+    open_once(ws.path());
     let mut session = StdioSession::start(ws.path());
     session.initialize("2025-06-18");
     let before = files_of(ws.path());

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use mcp_support::{
     HttpServer, HttpSession, assert_files_unchanged, files_of, initialize_params, json_payload,
-    text_of,
+    open_once, text_of,
 };
 use serde_json::{Value, json};
 
@@ -78,6 +78,7 @@ fn serve_binds_loopback_by_default() {
 #[test]
 fn other_origins_and_rebound_hosts_touch_nothing() {
     let ws = tempfile::tempdir().expect("temp workspace");
+    open_once(ws.path());
     let server = HttpServer::start(ws.path(), &[]);
     let session = server.session();
     let before = files_of(ws.path());
@@ -113,6 +114,7 @@ fn other_origins_and_rebound_hosts_touch_nothing() {
 #[test]
 fn without_the_token_nothing_is_read_or_written() {
     let ws = tempfile::tempdir().expect("temp workspace");
+    open_once(ws.path());
     let server = HttpServer::start(ws.path(), &["--token", TOKEN]);
     let before = files_of(ws.path());
     let wrong_same_length = "x".repeat(TOKEN.len());
@@ -168,6 +170,7 @@ fn without_the_token_nothing_is_read_or_written() {
 #[test]
 fn bodies_over_the_limit_touch_nothing_however_framed() {
     let ws = tempfile::tempdir().expect("temp workspace");
+    open_once(ws.path());
     let server = HttpServer::start(ws.path(), &[]);
     let session = server.session();
     let before = files_of(ws.path());
@@ -225,6 +228,7 @@ fn bodies_over_the_limit_touch_nothing_however_framed() {
 #[test]
 fn requests_outside_a_session_touch_nothing() {
     let ws = tempfile::tempdir().expect("temp workspace");
+    open_once(ws.path());
     let server = HttpServer::start(ws.path(), &[]);
     let before = files_of(ws.path());
     let version = [("MCP-Protocol-Version", HttpSession::VERSION)];

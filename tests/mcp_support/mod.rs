@@ -273,6 +273,15 @@ pub fn demo_workspace() -> tempfile::TempDir {
     dir
 }
 
+/// Opens `workspace` once with `outl call`, so that a server started on it afterwards writes
+/// nothing when it opens it. A server answers before its workspace is open, and a first open
+/// writes the op log and the sidecars: a test that compares the files before and after some
+/// input calls this first, so that "before" does not depend on how far that open has got.
+pub fn open_once(workspace: &Path) {
+    let info = outl_call(workspace, "outl_workspace_info", &json!({}), &[]);
+    assert_eq!(info["ok"], true, "open {}: {info}", workspace.display());
+}
+
 /// Every file under `root`, `.outl/` included, by path relative to it, with its bytes.
 pub fn files_of(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {

@@ -2,23 +2,20 @@
 //! for scripts (`call`, `tools`).
 
 mod envelope;
+mod serve;
 mod tools;
 
 use std::io::Read;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
-use rmcp::service::ServerInitializeError;
 use serde_json::{Value, json};
 
 pub use self::envelope::Envelope;
+pub use self::serve::run_stdio;
 use crate::actions::REGISTRY;
-use crate::mcp::http::{self, HttpOptions};
-use crate::mcp::server::OutlServer;
-use crate::mcp::stdio;
 use crate::workspace::{self, Workspace};
 use crate::{Error, ErrorCode};
 
@@ -102,20 +99,8 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logging(cli.log_level.as_deref());
     match cli.command {
-        Command::Mcp(args) => serve_with(&args, |server| async move {
-            let (reader, writer) = rmcp::transport::stdio_pipes();
-            let reader = tokio::io::BufReader::new(reader);
-            run_stdio(server, reader, writer).await
-        }),
-        Command::Serve(args) => serve_with(&args.workspace, |server| {
-            let options = HttpOptions {
-                addr: SocketAddr::new(args.host, args.port),
-                token: args.token.clone().filter(|token| !token.is_empty()),
-                extra_hosts: args.allow_hosts.clone(),
-                extra_origins: args.allow_origins.clone(),
-            };
-            http::serve(server, options)
-        }),
+        Command::Mcp(args) => serve::over_stdio(&args),
+        Command::Serve(args) => serve::over_http(&args),
         Command::Call(args) => call(&args),
         Command::Tools(args) => tools::run(&args),
         Command::Bench(args) => crate::bench::run(&args),
@@ -134,66 +119,6 @@ fn init_logging(filter: Option<&str>) {
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
-}
-
-/// Opens the workspace, starts a runtime and runs one transport until it ends.
-fn serve_with<F, Fut>(args: &WorkspaceArg, transport: F) -> ExitCode
-where
-    F: FnOnce(OutlServer) -> Fut,
-    Fut: Future<Output = std::io::Result<()>>,
-{
-    let workspace = match open_workspace(args) {
-        Ok(workspace) => workspace,
-        Err((err, status)) => {
-            eprintln!("outl: {err}");
-            return ExitCode::from(status);
-        }
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("outl: cannot start the async runtime: {e}");
-            return ExitCode::from(EXIT_FAILED);
-        }
-    };
-    let server = OutlServer::new(&REGISTRY, Arc::new(workspace));
-    match runtime.block_on(transport(server)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("outl: {e}");
-            ExitCode::from(EXIT_FAILED)
-        }
-    }
-}
-
-/// Serves one MCP session over a line-delimited reader and writer until the reader ends.
-pub async fn run_stdio<R, W>(server: OutlServer, reader: R, writer: W) -> std::io::Result<()>
-where
-    R: tokio::io::AsyncBufRead + Unpin + Send + 'static,
-    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
-{
-    let screen = stdio::Screen::new(crate::mcp::server::SUPPORTED_PROTOCOL_VERSIONS);
-    let (transport, writer_task) = stdio::StdioTransport::new(reader, writer, screen);
-    let ended = match rmcp::serve_server(server, transport).await {
-        Ok(service) => service
-            .waiting()
-            .await
-            .map(|reason| tracing::info!(?reason, "MCP session ended"))
-            .map_err(|e| std::io::Error::other(format!("MCP session failed: {e}"))),
-        // Input that ends before any session began is a finished session, not a failure.
-        Err(ServerInitializeError::ConnectionClosed(_)) => Ok(()),
-        Err(e) => Err(std::io::Error::other(format!(
-            "MCP session failed to start: {e}"
-        ))),
-    };
-    // The transport is gone either way, so the writer drains what is queued and stops.
-    writer_task
-        .await
-        .map_err(|e| std::io::Error::other(format!("stdout writer failed: {e}")))?;
-    ended
 }
 
 fn call(args: &CallArgs) -> ExitCode {
@@ -272,25 +197,29 @@ fn json_kind(value: &Value) -> &'static str {
     }
 }
 
+fn open_workspace(args: &WorkspaceArg) -> Result<Workspace, (Error, u8)> {
+    let root = workspace_root(args)?;
+    Workspace::open(&root).map_err(|err| (err, EXIT_FAILED))
+}
+
 /// The explicit folder (flag or OUTL_WORKSPACE), which is created if missing, or else the
 /// current directory, but only if it already is a workspace: outl never scatters `.outl/`
 /// state into whatever directory a host happened to start it in.
-fn open_workspace(args: &WorkspaceArg) -> Result<Workspace, (Error, u8)> {
-    let root = match &args.workspace {
-        Some(root) => root.clone(),
+fn workspace_root(args: &WorkspaceArg) -> Result<PathBuf, (Error, u8)> {
+    match &args.workspace {
+        Some(root) => Ok(root.clone()),
         None => match std::env::current_dir() {
-            Ok(cwd) if looks_like_workspace(&cwd) => cwd,
+            Ok(cwd) if looks_like_workspace(&cwd) => Ok(cwd),
             _ => {
                 let err = Error::new(
                     ErrorCode::WorkspaceUnavailable,
                     "no workspace: pass --workspace DIR or set OUTL_WORKSPACE (the current directory \
                      is used only if it already holds pages/, journals/ or .outl/)",
                 );
-                return Err((err, EXIT_USAGE));
+                Err((err, EXIT_USAGE))
             }
         },
-    };
-    Workspace::open(&root).map_err(|err| (err, EXIT_FAILED))
+    }
 }
 
 fn looks_like_workspace(dir: &Path) -> bool {

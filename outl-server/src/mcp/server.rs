@@ -1,8 +1,15 @@
 //! The MCP server handler: `tools/list` and `tools/call` straight from the generated
 //! [`Registry`], every reply projected by [`payload`](crate::mcp::payload).
+//!
+//! The server answers before its workspace is open: nothing in `initialize`, `ping` or
+//! `tools/list` needs the workspace (the tool list is generated at compile time), while opening
+//! reads every page and builds the index, seconds on a large workspace. A [`SharedWorkspace`]
+//! opens it on a thread of its own; a `tools/call` waits for it, and only the calls wait.
 
 use std::borrow::Cow;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
@@ -11,7 +18,8 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
+use tokio::sync::watch;
 
 use crate::mcp::payload::{tool_error_payload, tool_success_payload};
 use crate::mcp::registry::{Registry, ToolEntry};
@@ -38,16 +46,75 @@ return a `cursor` to pass back for the next page. A failed call returns isError 
 structuredContent.error {code, message, data}; data says what to do next, for instance the \
 command that reconciles a page edited outside outl.";
 
+/// The workspace a server serves: opening, open, or failed to open. Cheap to clone; every
+/// clone (every session of Streamable HTTP) shares the one opening.
+#[derive(Clone)]
+pub struct SharedWorkspace {
+    /// `None` while opening, then the outcome of the open, which never changes again.
+    state: watch::Receiver<Option<Result<Arc<Workspace>, Error>>>,
+}
+
+impl SharedWorkspace {
+    /// A workspace that is already open.
+    pub fn ready(workspace: Arc<Workspace>) -> Self {
+        let (_, state) = watch::channel(Some(Ok(workspace)));
+        SharedWorkspace { state }
+    }
+
+    /// Starts opening the workspace at `root` on a thread of its own and returns at once. The
+    /// outcome is logged: how long the open took, or its error, once. The thread is not
+    /// joined: a process that ends while it runs leaves the workspace as a crash would, which
+    /// the next open repairs.
+    pub fn open_in_background(root: PathBuf) -> std::io::Result<Self> {
+        let (outcome, state) = watch::channel(None);
+        std::thread::Builder::new()
+            .name("outl-open".to_owned())
+            .spawn(move || {
+                let begun = Instant::now();
+                let opened = Workspace::open(&root).map(Arc::new);
+                match &opened {
+                    Ok(workspace) => tracing::info!(
+                        root = %workspace.root().display(),
+                        pages = workspace.snapshot().page_count(),
+                        elapsed = ?begun.elapsed(),
+                        "workspace open"
+                    ),
+                    Err(err) => tracing::error!(
+                        root = %root.display(),
+                        error = %err,
+                        "the workspace failed to open; every tools/call returns this error"
+                    ),
+                }
+                outcome.send_replace(Some(opened));
+            })?;
+        Ok(SharedWorkspace { state })
+    }
+
+    /// The open workspace, or the error its open failed with; waits while it opens.
+    pub async fn get(&self) -> Result<Arc<Workspace>, Error> {
+        let mut state = self.state.clone();
+        match state.wait_for(Option::is_some).await.as_deref() {
+            Ok(Some(outcome)) => outcome.clone(),
+            // The opening thread ended without an outcome: it panicked, and the panic hook
+            // has printed why on stderr.
+            _ => Err(Error::new(
+                ErrorCode::Internal,
+                "opening the workspace failed unexpectedly (the server's stderr says why)",
+            )),
+        }
+    }
+}
+
 /// One workspace served over MCP. Cheap to clone: Streamable HTTP makes one per session.
 #[derive(Clone)]
 pub struct OutlServer {
     registry: &'static Registry,
-    workspace: Arc<Workspace>,
+    workspace: SharedWorkspace,
     tools: Arc<[Tool]>,
 }
 
 impl OutlServer {
-    pub fn new(registry: &'static Registry, workspace: Arc<Workspace>) -> Self {
+    pub fn new(registry: &'static Registry, workspace: SharedWorkspace) -> Self {
         OutlServer {
             registry,
             workspace,
@@ -55,10 +122,14 @@ impl OutlServer {
         }
     }
 
-    /// Runs a tool on a blocking thread (handlers do file I/O) and projects its reply. A
-    /// panic in the handler becomes an INTERNAL error result; the server keeps serving.
+    /// Runs a tool on a blocking thread (handlers do file I/O) once the workspace is open, and
+    /// projects its reply. A workspace that failed to open gives its open's error. A panic in
+    /// the handler becomes an INTERNAL error result; the server keeps serving.
     pub async fn call(&self, tool: &'static ToolEntry, args: Value) -> rmcp::model::CallToolResult {
-        let workspace = Arc::clone(&self.workspace);
+        let workspace = match self.workspace.get().await {
+            Ok(workspace) => workspace,
+            Err(err) => return tool_error_payload(&err),
+        };
         match tokio::task::spawn_blocking(move || tool.call(&workspace, args)).await {
             Ok(Ok(reply)) => tool_success_payload(&reply),
             Ok(Err(err)) => tool_error_payload(&err),
@@ -131,7 +202,7 @@ impl ServerHandler for OutlServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(tool) = self.registry.get(&request.name) else {
             return Err(ErrorData::invalid_params(
@@ -139,14 +210,25 @@ impl ServerHandler for OutlServer {
                 Some(json!({ "tool": request.name })),
             ));
         };
-        let args = Value::Object(request.arguments.unwrap_or_else(Map::new));
-        Ok(self.call(tool, args).await.into())
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        tokio::select! {
+            reply = self.call(tool, args) => Ok(reply.into()),
+            // The client cancelled the call, or the session or server is ending: rmcp sends
+            // no answer now, so a call waiting for the workspace stops waiting instead of
+            // holding the shutdown. A handler already running finishes on its own thread.
+            () = context.ct.cancelled() => Err(ErrorData::internal_error(
+                format!("{} was cancelled", tool.name()),
+                None,
+            )),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use std::sync::OnceLock;
+
+    use serde_json::Map;
 
     use super::*;
     use crate::actions::REGISTRY;
@@ -198,13 +280,27 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn a_failed_open_fails_every_get_with_its_error() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let file = dir.path().join("notes.md");
+        std::fs::write(&file, "- not a folder\n").expect("write a file");
+        let expected = Workspace::open(&file)
+            .err()
+            .expect("a file is no workspace");
+        let workspace = SharedWorkspace::open_in_background(file).expect("start the open");
+        for _ in 0..2 {
+            assert_eq!(workspace.get().await.err(), Some(expected.clone()));
+        }
+    }
+
     static PANICKING: Registry = Registry::new(&[ToolEntry::of::<Panics>()]);
 
     #[tokio::test]
     async fn a_panicking_handler_is_an_internal_error_and_the_server_goes_on() {
         let dir = tempfile::tempdir().expect("temp dir");
         let workspace = Workspace::open(dir.path()).expect("open workspace");
-        let server = OutlServer::new(&PANICKING, Arc::new(workspace));
+        let server = OutlServer::new(&PANICKING, SharedWorkspace::ready(Arc::new(workspace)));
         let tool = PANICKING.get("test_panics").expect("registered");
         for _ in 0..2 {
             let wire =
