@@ -63,12 +63,18 @@ pub fn slice<T>(
         .take(limit)
         .collect();
     total += all.count();
+    Ok(window(items, start, total))
+}
+
+/// The slice of a list of `total` items that holds `items` from position `start` on (for a
+/// list that is not materialised whole).
+pub fn window<T>(items: Vec<T>, start: usize, total: usize) -> Slice<T> {
     let next_cursor = (start + items.len() < total).then(|| (start + items.len()).to_string());
-    Ok(Slice {
+    Slice {
         items,
         total,
         next_cursor,
-    })
+    }
 }
 
 #[cfg(test)]

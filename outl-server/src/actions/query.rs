@@ -304,13 +304,19 @@ pub fn outl_search(ws: &Workspace, args: SearchArgs) -> Result<SearchResults, Er
             message: "the query has no word to search for (letters or digits)".into(),
         }]));
     }
+    let start = paging::position(args.cursor.as_deref())?;
     let graph = ws.snapshot();
-    let hits = graph.search(&args.query).into_iter().map(|hit| SearchHit {
-        page: hit.slug,
-        id: hit.block,
-        snippet: hit.snippet,
-    });
-    let slice = paging::slice(hits, args.limit, args.cursor.as_deref())?;
+    let found = graph.search_page(&args.query, start, paging::limit(args.limit));
+    let hits = found
+        .hits
+        .into_iter()
+        .map(|hit| SearchHit {
+            page: hit.slug,
+            id: hit.block,
+            snippet: hit.snippet,
+        })
+        .collect();
+    let slice = paging::window(hits, start, found.total);
     Ok(SearchResults {
         hits: slice.items,
         total: slice.total,
@@ -429,7 +435,7 @@ pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
     let links = graph
         .index()
         .links(&page.slug)
-        .iter()
+        .into_iter()
         .map(|target| {
             let named = graph.named(target);
             let alias_of = match named {
@@ -438,7 +444,7 @@ pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
             };
             Link {
                 exists: named.is_some() || alias_of.is_some(),
-                page: target.clone(),
+                page: target.to_string(),
                 alias_of,
             }
         })

@@ -20,40 +20,45 @@ pub fn same_page_name(a: &str, b: &str) -> bool {
     a == b || a.to_lowercase() == b.to_lowercase()
 }
 
+/// What a text links to, from one pass of the tokenizer (what [`page_links`], [`tags`] and
+/// [`block_refs`] each return).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct TextLinks {
+    pub pages: Vec<String>,
+    pub tags: Vec<String>,
+    pub refs: Vec<String>,
+}
+
+/// The page links, tags and block references of a text at once.
+pub fn text_links(text: &str) -> TextLinks {
+    let mut links = TextLinks::default();
+    visit_links(&tokenize(text), &mut |token| match token {
+        Token::Page { page } => push_page(&mut links.pages, page),
+        Token::Tag { page, .. } => {
+            push_page(&mut links.pages, page);
+            push_page(&mut links.tags, page);
+        }
+        Token::Ref { id } if !links.refs.contains(id) => links.refs.push(id.clone()),
+        _ => {}
+    });
+    links
+}
+
 /// The pages a text links to, in order of first appearance and without repeats: `[[page]]`,
 /// `#tag`, `#[[multi word tag]]` (tags are links in Logseq), and `[label]([[page]])`.
 pub fn page_links(text: &str) -> Vec<String> {
-    let mut pages = Vec::new();
-    visit_links(&tokenize(text), &mut |token| match token {
-        Token::Page { page } | Token::Tag { page, .. } => push_page(&mut pages, page),
-        _ => {}
-    });
-    pages
+    text_links(text).pages
 }
 
 /// The tags of a text (`#tag`, `#[[multi word tag]]`), in order and without repeats.
 pub fn tags(text: &str) -> Vec<String> {
-    let mut tags = Vec::new();
-    visit_links(&tokenize(text), &mut |token| {
-        if let Token::Tag { page, .. } = token {
-            push_page(&mut tags, page);
-        }
-    });
-    tags
+    text_links(text).tags
 }
 
 /// The block ids a text references with `((id))` or `[label](((id)))`, in order, without
 /// repeats.
 pub fn block_refs(text: &str) -> Vec<String> {
-    let mut ids: Vec<String> = Vec::new();
-    visit_links(&tokenize(text), &mut |token| {
-        if let Token::Ref { id } = token
-            && !ids.contains(id)
-        {
-            ids.push(id.clone());
-        }
-    });
-    ids
+    text_links(text).refs
 }
 
 /// The text with every link to page `old` pointing to `new` instead (`[[Old]]` →

@@ -1,15 +1,14 @@
-//! The in-memory state of a workspace that reads see: pages by slug, the block id map, what is
-//! frozen, and the index.
+//! The in-memory state of a workspace that reads see: pages by slug, what is frozen, and the
+//! index, whose block table is also the map from block id to page.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
-use super::index::{Index, SearchHit};
+use super::index::{Index, SearchHit, SearchPage};
 use super::load::{Skipped, Stamp};
 use super::model::{Block, Page, PageKind};
 use super::names::{self, slug};
@@ -47,8 +46,6 @@ pub struct Graph {
     pages: BTreeMap<String, Page>,
     /// Page file → slug.
     files: FxHashMap<String, String>,
-    /// Block id → slug of its page (one shared string per page).
-    block_pages: FxHashMap<String, Arc<str>>,
     /// Page slug → its file as last verified; absent when it must be hashed to be trusted.
     pub(super) stamps: FxHashMap<String, Stamp>,
     frozen: BTreeMap<String, Frozen>,
@@ -115,19 +112,19 @@ impl Graph {
     }
 
     pub fn block_count(&self) -> usize {
-        self.block_pages.len()
+        self.index.block_count()
     }
 
     /// The block with this id and its page.
     pub fn block(&self, id: &str) -> Option<BlockAt<'_>> {
-        let page = self.pages.get(&**self.block_pages.get(id)?)?;
+        let page = self.pages.get(self.index.page_of_block(id)?)?;
         let (_, block) = page.find_block(id)?;
         Some(BlockAt { page, block })
     }
 
     /// Slug of the page holding the block.
     pub fn page_of_block(&self, id: &str) -> Option<&str> {
-        self.block_pages.get(id).map(|slug| &**slug)
+        self.index.page_of_block(id)
     }
 
     /// Pages edited outside outl and not reconciled yet.
@@ -154,11 +151,16 @@ impl Graph {
         &self.index
     }
 
-    /// Full-text search over block text, best first (see [`Index`] for the ranking).
+    /// Full-text search over block text: every hit, best first (see [`Index::search`]).
     pub fn search(&self, query: &str) -> Vec<SearchHit> {
-        self.index.search_index().query(query, |id| {
-            let block = self.block(id)?;
-            Some((block.page.slug.as_str(), block.block.text.as_str()))
+        self.search_page(query, 0, usize::MAX).hits
+    }
+
+    /// The `limit` best hits of a full-text search from `offset` on, and how many there are.
+    pub fn search_page(&self, query: &str, offset: usize, limit: usize) -> SearchPage {
+        self.index.search(query, offset, limit, |slug, id| {
+            let (_, block) = self.pages.get(slug)?.find_block(id)?;
+            Some(block.text.as_str())
         })
     }
 
@@ -167,26 +169,28 @@ impl Graph {
     }
 
     pub(super) fn id_taken(&self, id: &str) -> bool {
-        self.block_pages.contains_key(id)
+        self.index.page_of_block(id).is_some()
     }
 
     /// Adds a page whose slug is free. Its ids must be filled and free.
     pub(super) fn insert(&mut self, page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
         self.index.update(None, Some(&page));
-        self.insert_unindexed(page, stamp, frozen);
+        self.keep(page, stamp, frozen);
     }
 
-    /// [`insert`](Self::insert) leaving the index to [`build_index`](Self::build_index).
+    /// [`insert`](Self::insert) numbering the page and its blocks in the index but leaving what
+    /// they contribute to [`build_index`](Self::build_index).
     pub(super) fn insert_unindexed(
         &mut self,
         page: Page,
         stamp: Option<Stamp>,
         frozen: Option<Frozen>,
     ) {
-        let slug: Arc<str> = page.slug.as_str().into();
-        for block in page.blocks_preorder() {
-            self.block_pages.insert(block.id.clone(), slug.clone());
-        }
+        self.index.register(&page);
+        self.keep(page, stamp, frozen);
+    }
+
+    fn keep(&mut self, page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
         self.files.insert(page.file.clone(), page.slug.clone());
         match stamp {
             Some(stamp) => self.stamps.insert(page.slug.clone(), stamp),
@@ -199,23 +203,14 @@ impl Graph {
         self.pages.insert(page.slug.clone(), page);
     }
 
-    /// Indexes every page afresh (at open, after [`insert_unindexed`](Self::insert_unindexed)).
+    /// Indexes every page at once (at open, after [`insert_unindexed`](Self::insert_unindexed)).
     pub(super) fn build_index(&mut self) {
         let pages: Vec<&Page> = self.pages.values().collect();
-        self.index = Index::build(&pages);
+        self.index.index_registered(&pages);
     }
 
     pub(super) fn remove(&mut self, slug: &str) -> Option<Page> {
         let page = self.pages.remove(slug)?;
-        for block in page.blocks_preorder() {
-            if self
-                .block_pages
-                .get(&block.id)
-                .is_some_and(|s| &**s == slug)
-            {
-                self.block_pages.remove(&block.id);
-            }
-        }
         self.files.remove(&page.file);
         self.stamps.remove(slug);
         self.frozen.remove(slug);
@@ -242,11 +237,11 @@ impl Graph {
         let taken = |id: &str, also: &HashSet<String>| {
             also.contains(id)
                 || self
-                    .block_pages
-                    .get(id)
-                    .is_some_and(|owner| !replaced.contains(&**owner))
+                    .index
+                    .page_of_block(id)
+                    .is_some_and(|owner| !replaced.contains(owner))
         };
-        let count = self.block_pages.len() + also_taken.len();
+        let count = self.index.block_count() + also_taken.len();
         let file = page.file.clone();
         let mut changed = false;
         let mut position = 0;

@@ -1,12 +1,25 @@
 //! The index of a workspace: links and backlinks, tags, tasks, properties, block refs and a
-//! full-text search over block text. Built at open and updated page by page on every write:
-//! a page's contribution is computed by one function, added when the page arrives and
-//! subtracted (from the old version of the page) when it changes or goes.
+//! full-text search over block text.
+//!
+//! Pages and blocks are known here by number. The page table maps slugs to page numbers and
+//! lists each page's block numbers in document order; the block table maps block ids to block
+//! numbers (the workspace's one map from a block id to its block) and gives each block's page.
+//! Everything else holds those numbers: holder lists are four bytes a holder, postings four
+//! bytes a block. A block gets a fresh number each time its page is indexed, and numbers of
+//! pages and blocks that left are reused.
+//!
+//! A page's contribution is computed by one function. At open every page is indexed at once:
+//! two threads each build the lists of half the pages, in slug order, and the halves are
+//! appended. On a write, a page's contribution is inserted where its slug sorts when the page
+//! arrives, and subtracted (computed from the old version of the page) when it changes or goes.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
+use std::hash::BuildHasher;
 
-use rustc_hash::FxHashMap;
+use compact_str::CompactString;
+use hashbrown::HashTable;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use serde::Serialize;
 
 use super::model::{Block, Page};
@@ -22,46 +35,286 @@ pub struct Holder {
     pub block: Option<String>,
 }
 
-/// Per key, the pages (by slug, ordered) and the blocks of each in document order.
-type Holders = BTreeMap<String, Vec<Option<String>>>;
-
 #[derive(Debug, Default)]
 pub struct Index {
-    /// Slugs a page links to, in order of first appearance.
-    outgoing: FxHashMap<String, Vec<String>>,
-    backlinks: FxHashMap<String, Holders>,
-    tags: FxHashMap<String, Holders>,
+    tables: Tables,
+    lists: Lists,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Page and block numbers
+
+fn hash_of(name: &str) -> u64 {
+    FxBuildHasher.hash_one(name)
+}
+
+/// Strings numbered densely, each stored once: found by number, or by string through a table
+/// of numbers hashed by their strings. Released numbers are given out again.
+#[derive(Debug, Default)]
+struct Numbering {
+    names: Vec<CompactString>,
+    lookup: HashTable<u32>,
+    free: Vec<u32>,
+}
+
+impl Numbering {
+    /// The string of number `n` (empty for a released number).
+    fn name(&self, n: u32) -> &str {
+        self.names.get(n as usize).map_or("", CompactString::as_str)
+    }
+
+    /// The newest number given to `name` and not released.
+    fn get(&self, name: &str) -> Option<u32> {
+        self.lookup
+            .find(hash_of(name), |&n| self.name(n) == name)
+            .copied()
+    }
+
+    /// A new number for `name`; [`get`](Self::get) finds it from now on, even when an older
+    /// number still has the same string.
+    fn assign(&mut self, name: &str) -> u32 {
+        let n = match self.free.pop() {
+            Some(n) => {
+                self.names[n as usize] = CompactString::from(name);
+                n
+            }
+            None => {
+                self.names.push(CompactString::from(name));
+                (self.names.len() - 1) as u32
+            }
+        };
+        let names = &self.names;
+        let name_of = |m: u32| names.get(m as usize).map_or("", CompactString::as_str);
+        let hash = hash_of(name);
+        match self
+            .lookup
+            .find_mut(hash, |&m| m != n && name_of(m) == name)
+        {
+            Some(newest) => *newest = n,
+            None => {
+                self.lookup.insert_unique(hash, n, |&m| hash_of(name_of(m)));
+            }
+        }
+        n
+    }
+
+    /// Gives number `n` back; [`get`](Self::get) no longer finds it.
+    fn release(&mut self, n: u32) {
+        let Some(name) = self.names.get_mut(n as usize) else {
+            return;
+        };
+        let name = std::mem::take(name);
+        if let Ok(entry) = self.lookup.find_entry(hash_of(&name), |&m| m == n) {
+            entry.remove();
+        }
+        self.free.push(n);
+    }
+
+    /// How many distinct strings have a number.
+    fn len(&self) -> usize {
+        self.lookup.len()
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+        self.free.shrink_to_fit();
+        let names = &self.names;
+        self.lookup
+            .shrink_to_fit(|&m| hash_of(names.get(m as usize).map_or("", CompactString::as_str)));
+    }
+}
+
+/// The block-table value of a free block number.
+const NO_PAGE: u32 = u32::MAX;
+
+/// The page table and the block table.
+#[derive(Debug, Default)]
+struct Tables {
+    /// Page numbers by slug.
+    slugs: Numbering,
+    /// By page number: its blocks' numbers in document order; `None` for a free number.
+    page_blocks: Vec<Option<Box<[u32]>>>,
+    /// Block numbers by block id.
+    ids: Numbering,
+    /// By block number: its page's number, [`NO_PAGE`] for a free number.
+    block_pages: Vec<u32>,
+}
+
+impl Tables {
+    /// Numbers a page and its blocks. A block id another page's block still has is found as
+    /// this page's from now on.
+    fn register(&mut self, page: &Page) -> u32 {
+        let p = self.slugs.assign(&page.slug);
+        let mut numbers = Vec::new();
+        for_each_block(&page.blocks, &mut |block| {
+            let n = self.ids.assign(&block.id) as usize;
+            if self.block_pages.len() <= n {
+                self.block_pages.resize(n + 1, NO_PAGE);
+            }
+            self.block_pages[n] = p;
+            numbers.push(n as u32);
+        });
+        let p_index = p as usize;
+        if self.page_blocks.len() <= p_index {
+            self.page_blocks.resize(p_index + 1, None);
+        }
+        self.page_blocks[p_index] = Some(numbers.into_boxed_slice());
+        p
+    }
+
+    /// Frees the numbers of page `p` and of its blocks.
+    fn unregister(&mut self, p: u32) {
+        let Some(numbers) = self.page_blocks.get_mut(p as usize).and_then(Option::take) else {
+            return;
+        };
+        for &n in &numbers {
+            self.ids.release(n);
+            if let Some(page) = self.block_pages.get_mut(n as usize) {
+                *page = NO_PAGE;
+            }
+        }
+        self.slugs.release(p);
+    }
+
+    /// Block numbers of page `p`, in document order.
+    fn blocks_of(&self, p: u32) -> &[u32] {
+        self.page_blocks
+            .get(p as usize)
+            .and_then(Option::as_deref)
+            .unwrap_or_default()
+    }
+
+    fn page_of_block(&self, n: u32) -> Option<u32> {
+        self.block_pages
+            .get(n as usize)
+            .copied()
+            .filter(|&p| p != NO_PAGE)
+    }
+
+    fn page_of(&self, held: Held) -> Option<u32> {
+        match held.block() {
+            Some(n) => self.page_of_block(n),
+            None => Some(held.0 & !PAGE_HOLDER),
+        }
+    }
+
+    fn slug_of(&self, held: Held) -> &str {
+        self.page_of(held).map_or("", |p| self.slugs.name(p))
+    }
+
+    /// Slug of the page and id of the block with number `n`.
+    fn block_names(&self, n: u32) -> Option<(&str, &str)> {
+        let p = self.page_of_block(n)?;
+        Some((self.slugs.name(p), self.ids.name(n)))
+    }
+
+    fn holder(&self, held: Held) -> Option<Holder> {
+        let p = self.page_of(held)?;
+        Some(Holder {
+            slug: self.slugs.name(p).to_string(),
+            block: held.block().map(|n| self.ids.name(n).to_string()),
+        })
+    }
+
+    fn shrink_to_fit(&mut self) {
+        self.slugs.shrink_to_fit();
+        self.page_blocks.shrink_to_fit();
+        self.ids.shrink_to_fit();
+        self.block_pages.shrink_to_fit();
+    }
+}
+
+fn for_each_block<'a>(blocks: &'a [Block], f: &mut impl FnMut(&'a Block)) {
+    for block in blocks {
+        f(block);
+        for_each_block(&block.children, f);
+    }
+}
+
+/// Marks a [`Held`] that stands for a page rather than a block.
+const PAGE_HOLDER: u32 = 1 << 31;
+
+/// A holder in four bytes: a block number, or a page number with [`PAGE_HOLDER`] set (the page
+/// itself, through its properties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Held(u32);
+
+impl Held {
+    fn page(p: u32) -> Held {
+        Held(p | PAGE_HOLDER)
+    }
+
+    fn block(self) -> Option<u32> {
+        (self.0 & PAGE_HOLDER == 0).then_some(self.0)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What pages contribute
+
+/// The holders of one key: grouped by page, pages in slug order, a page's in document order.
+type Holders = Vec<Held>;
+
+/// Everything the pages put into the index, by page and block number.
+#[derive(Debug, Default)]
+struct Lists {
+    /// By page number: the slugs the page links to, in order of first appearance.
+    outgoing: FxHashMap<u32, Box<[CompactString]>>,
+    backlinks: FxHashMap<CompactString, Holders>,
+    tags: FxHashMap<CompactString, Holders>,
     tasks: BTreeMap<TaskMarker, Holders>,
-    properties: FxHashMap<String, FxHashMap<String, Holders>>,
-    block_refs: FxHashMap<String, Holders>,
+    properties: FxHashMap<CompactString, FxHashMap<CompactString, Holders>>,
+    block_refs: FxHashMap<CompactString, Holders>,
     search: Search,
 }
 
-/// Everything one page puts into the index, borrowing from the page where it can.
+/// Everything one page puts into the index, each kind sorted by key with a key's holders in
+/// document order, once each.
 #[derive(Default)]
 struct Contribution<'a> {
-    links: Vec<(String, Option<&'a str>)>,
-    tags: Vec<(String, Option<&'a str>)>,
-    tasks: Vec<(TaskMarker, &'a str)>,
-    properties: Vec<(String, &'a str, Option<&'a str>)>,
-    block_refs: Vec<(String, &'a str)>,
+    /// Slugs the page links to (itself aside), in order of first appearance.
+    outgoing: Vec<String>,
+    links: Vec<(String, Held)>,
+    tags: Vec<(String, Held)>,
+    tasks: Vec<(TaskMarker, Held)>,
+    properties: Vec<((String, &'a str), Held)>,
+    block_refs: Vec<(String, Held)>,
 }
 
-fn contribution(page: &Page) -> Contribution<'_> {
+fn contribution<'a>(
+    page: &'a Page,
+    p: u32,
+    blocks: &[&'a Block],
+    numbers: &[u32],
+) -> Contribution<'a> {
     let mut c = Contribution::default();
-    properties_contribution(&page.properties, None, &mut c);
-    for block in page.blocks_preorder() {
-        block_contribution(block, &mut c);
+    properties_contribution(&page.properties, Held::page(p), &mut c);
+    for (block, &n) in blocks.iter().zip(numbers) {
+        block_contribution(block, Held(n), &mut c);
     }
+    let mut seen = HashSet::new();
+    for (target, _) in &c.links {
+        if *target != page.slug && seen.insert(target.as_str()) {
+            c.outgoing.push(target.clone());
+        }
+    }
+    by_key(&mut c.links);
+    by_key(&mut c.tags);
+    by_key(&mut c.tasks);
+    by_key(&mut c.properties);
+    by_key(&mut c.block_refs);
     c
 }
 
-/// Links, tags and values of a page's (`block: None`) or a block's properties.
-fn properties_contribution<'a>(
-    properties: &'a Properties,
-    block: Option<&'a str>,
-    c: &mut Contribution<'a>,
-) {
+/// Sorts by key, keeping each key's holders in the order they came, and drops repeats: a
+/// holder's contributions to one key come one after the other.
+fn by_key<K: Ord>(items: &mut Vec<(K, Held)>) {
+    items.sort_by(|a, b| a.0.cmp(&b.0));
+    items.dedup();
+}
+
+/// Links, tags and values of a page's or a block's properties.
+fn properties_contribution<'a>(properties: &'a Properties, held: Held, c: &mut Contribution<'a>) {
     for (key, value) in properties {
         let key = key.to_lowercase();
         let is_tags = key == "tags";
@@ -69,12 +322,12 @@ fn properties_contribution<'a>(
         if is_tags || key == "alias" || may_link(value) {
             for name in outline::property_links(&key, value) {
                 if is_tags {
-                    c.tags.push((slug(&name), block));
+                    c.tags.push((slug(&name), held));
                 }
-                c.links.push((slug(&name), block));
+                c.links.push((slug(&name), held));
             }
         }
-        c.properties.push((key, value.trim(), block));
+        c.properties.push(((key, value.trim()), held));
     }
 }
 
@@ -84,67 +337,208 @@ fn may_link(text: &str) -> bool {
     text.contains("[[") || text.contains('#')
 }
 
-fn block_contribution<'a>(block: &'a Block, c: &mut Contribution<'a>) {
-    let id = block.id.as_str();
-    if may_link(&block.text) {
-        for name in outline::page_links(&block.text) {
-            c.links.push((slug(&name), Some(id)));
-        }
-        if block.text.contains('#') {
-            for name in outline::tags(&block.text) {
-                c.tags.push((slug(&name), Some(id)));
-            }
-        }
+fn block_contribution<'a>(block: &'a Block, held: Held, c: &mut Contribution<'a>) {
+    // Every block reference has `((`.
+    if may_link(&block.text) || block.text.contains("((") {
+        let links = outline::text_links(&block.text);
+        c.links
+            .extend(links.pages.iter().map(|name| (slug(name), held)));
+        c.tags
+            .extend(links.tags.iter().map(|name| (slug(name), held)));
+        c.block_refs
+            .extend(links.refs.into_iter().map(|target| (target, held)));
     }
-    properties_contribution(&block.properties, Some(id), c);
+    properties_contribution(&block.properties, held, c);
     if let Some((marker, _)) = outline::task_marker(&block.text) {
-        c.tasks.push((marker, id));
-    }
-    if block.text.contains("((") {
-        for target in outline::block_refs(&block.text) {
-            c.block_refs.push((target, id));
-        }
+        c.tasks.push((marker, held));
     }
 }
 
-/// Records that `block` of `page` holds a key. A block's contributions to one key arrive
-/// one after the other, so a repeat is always the last entry.
-fn add_holder(map: &mut Holders, page: &str, block: Option<&str>) {
-    match map.get_mut(page) {
-        Some(blocks) => {
-            if blocks.last().map(Option::as_deref) != Some(block) {
-                blocks.push(block.map(str::to_string));
+/// Where a page's holders go in a key's list.
+#[derive(Clone, Copy)]
+enum Placement {
+    /// At the end: pages are indexed in slug order.
+    Append,
+    /// Where the page's slug sorts.
+    BySlug,
+}
+
+fn insert_run(
+    list: &mut Holders,
+    run: &[(impl Sized, Held)],
+    slug: &str,
+    tables: &Tables,
+    placement: Placement,
+) {
+    let at = match placement {
+        Placement::Append => list.len(),
+        Placement::BySlug => list.partition_point(|&held| tables.slug_of(held) < slug),
+    };
+    list.splice(at..at, run.iter().map(|(_, held)| *held));
+}
+
+/// Removes page `p`'s holders from a key's list; whether the list is empty then.
+fn remove_run(list: &mut Holders, p: u32, slug: &str, tables: &Tables) -> bool {
+    let start = list.partition_point(|&held| tables.slug_of(held) < slug);
+    let len = list[start..]
+        .iter()
+        .take_while(|&&held| tables.page_of(held) == Some(p))
+        .count();
+    list.drain(start..start + len);
+    list.is_empty()
+}
+
+/// The runs of `items` (sorted by key) that share a key.
+fn runs<K: PartialEq>(items: &[(K, Held)]) -> impl Iterator<Item = (&K, &[(K, Held)])> {
+    items
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|run| (&run[0].0, run))
+}
+
+/// The value of `key`, a default one inserted when there is none.
+fn keyed_list<'m, V: Default>(map: &'m mut FxHashMap<CompactString, V>, key: &str) -> &'m mut V {
+    map.entry(CompactString::from(key)).or_default()
+}
+
+impl Lists {
+    /// Adds what page `p` contributes.
+    fn add_page(&mut self, tables: &Tables, p: u32, page: &Page, placement: Placement) {
+        let blocks = page.blocks_preorder();
+        let numbers = tables.blocks_of(p);
+        let c = contribution(page, p, &blocks, numbers);
+        let slug = page.slug.as_str();
+        for (key, run) in runs(&c.links) {
+            insert_run(
+                keyed_list(&mut self.backlinks, key),
+                run,
+                slug,
+                tables,
+                placement,
+            );
+        }
+        for (key, run) in runs(&c.tags) {
+            insert_run(
+                keyed_list(&mut self.tags, key),
+                run,
+                slug,
+                tables,
+                placement,
+            );
+        }
+        for (marker, run) in runs(&c.tasks) {
+            insert_run(
+                self.tasks.entry(*marker).or_default(),
+                run,
+                slug,
+                tables,
+                placement,
+            );
+        }
+        for ((key, value), run) in runs(&c.properties) {
+            let values = keyed_list(&mut self.properties, key);
+            insert_run(keyed_list(values, value), run, slug, tables, placement);
+        }
+        for (target, run) in runs(&c.block_refs) {
+            insert_run(
+                keyed_list(&mut self.block_refs, target),
+                run,
+                slug,
+                tables,
+                placement,
+            );
+        }
+        if !c.outgoing.is_empty() {
+            let outgoing = c.outgoing.iter().map(|s| CompactString::from(s.as_str()));
+            self.outgoing.insert(p, outgoing.collect());
+        }
+        for (block, &n) in blocks.iter().zip(numbers) {
+            self.search.add(n, &block.text);
+        }
+    }
+
+    /// Takes out what page `p` (still numbered) contributed.
+    fn remove_page(&mut self, tables: &Tables, p: u32, page: &Page) {
+        let blocks = page.blocks_preorder();
+        let numbers = tables.blocks_of(p);
+        let c = contribution(page, p, &blocks, numbers);
+        let slug = page.slug.as_str();
+        let remove_keyed = |map: &mut FxHashMap<CompactString, Holders>, key: &str| {
+            if map
+                .get_mut(key)
+                .is_some_and(|list| remove_run(list, p, slug, tables))
+            {
+                map.remove(key);
+            }
+        };
+        for (key, _) in runs(&c.links) {
+            remove_keyed(&mut self.backlinks, key);
+        }
+        for (key, _) in runs(&c.tags) {
+            remove_keyed(&mut self.tags, key);
+        }
+        for (marker, _) in runs(&c.tasks) {
+            if self
+                .tasks
+                .get_mut(marker)
+                .is_some_and(|list| remove_run(list, p, slug, tables))
+            {
+                self.tasks.remove(marker);
             }
         }
-        None => {
-            map.insert(page.to_string(), vec![block.map(str::to_string)]);
+        for ((key, value), _) in runs(&c.properties) {
+            if let Some(values) = self.properties.get_mut(key.as_str()) {
+                remove_keyed(values, value);
+                if values.is_empty() {
+                    self.properties.remove(key.as_str());
+                }
+            }
+        }
+        for (target, _) in runs(&c.block_refs) {
+            remove_keyed(&mut self.block_refs, target);
+        }
+        self.outgoing.remove(&p);
+        for (block, &n) in blocks.iter().zip(numbers) {
+            self.search.remove(n, &block.text);
         }
     }
-}
 
-fn remove_page_from(map: &mut FxHashMap<String, Holders>, key: &str, page: &str) {
-    if let Some(holders) = map.get_mut(key) {
-        holders.remove(page);
-        if holders.is_empty() {
-            map.remove(key);
+    /// Appends the lists of other pages, all of which sort after this one's by slug.
+    fn append(&mut self, other: Lists) {
+        fn append_keyed(
+            into: &mut FxHashMap<CompactString, Holders>,
+            from: FxHashMap<CompactString, Holders>,
+        ) {
+            for (key, list) in from {
+                into.entry(key).or_default().extend(list);
+            }
         }
+        self.outgoing.extend(other.outgoing);
+        append_keyed(&mut self.backlinks, other.backlinks);
+        append_keyed(&mut self.tags, other.tags);
+        append_keyed(&mut self.block_refs, other.block_refs);
+        for (marker, list) in other.tasks {
+            self.tasks.entry(marker).or_default().extend(list);
+        }
+        for (key, values) in other.properties {
+            append_keyed(self.properties.entry(key).or_default(), values);
+        }
+        self.search.append(other.search);
     }
-}
 
-fn flatten(holders: &Holders) -> Vec<Holder> {
-    holders
-        .iter()
-        .flat_map(|(slug, blocks)| {
-            blocks.iter().map(|block| Holder {
-                slug: slug.clone(),
-                block: block.clone(),
-            })
-        })
-        .collect()
-}
-
-fn count(holders: &Holders) -> usize {
-    holders.values().map(Vec::len).sum()
+    fn shrink_to_fit(&mut self) {
+        fn shrink_keyed(map: &mut FxHashMap<CompactString, Holders>) {
+            map.values_mut().for_each(Vec::shrink_to_fit);
+            map.shrink_to_fit();
+        }
+        self.outgoing.shrink_to_fit();
+        shrink_keyed(&mut self.backlinks);
+        shrink_keyed(&mut self.tags);
+        shrink_keyed(&mut self.block_refs);
+        self.tasks.values_mut().for_each(Vec::shrink_to_fit);
+        self.properties.values_mut().for_each(shrink_keyed);
+        self.properties.shrink_to_fit();
+        self.search.shrink_to_fit();
+    }
 }
 
 impl Index {
@@ -154,98 +548,126 @@ impl Index {
             self.remove(old);
         }
         if let Some(new) = new {
-            self.add(new);
+            let p = self.tables.register(new);
+            self.lists.add_page(&self.tables, p, new, Placement::BySlug);
         }
-    }
-
-    fn add(&mut self, page: &Page) {
-        let c = contribution(page);
-        let p = page.slug.as_str();
-        let mut outgoing = Vec::new();
-        let mut seen = HashSet::new();
-        for (target, block) in c.links {
-            if target != p && seen.insert(target.clone()) {
-                outgoing.push(target.clone());
-            }
-            add_holder(self.backlinks.entry(target).or_default(), p, block);
-        }
-        for (tag, block) in c.tags {
-            add_holder(self.tags.entry(tag).or_default(), p, block);
-        }
-        for (marker, block) in c.tasks {
-            add_holder(self.tasks.entry(marker).or_default(), p, Some(block));
-        }
-        for (key, value, block) in c.properties {
-            let values = self.properties.entry(key).or_default();
-            let holders = match values.get_mut(value) {
-                Some(holders) => holders,
-                None => values.entry(value.to_string()).or_default(),
-            };
-            add_holder(holders, p, block);
-        }
-        for (target, block) in c.block_refs {
-            add_holder(self.block_refs.entry(target).or_default(), p, Some(block));
-        }
-        if !outgoing.is_empty() {
-            self.outgoing.insert(page.slug.clone(), outgoing);
-        }
-        self.search.add(page);
     }
 
     fn remove(&mut self, page: &Page) {
-        let c = contribution(page);
-        let p = page.slug.as_str();
-        for (target, _) in &c.links {
-            remove_page_from(&mut self.backlinks, target, p);
+        let Some(p) = self.tables.slugs.get(&page.slug) else {
+            return;
+        };
+        self.lists.remove_page(&self.tables, p, page);
+        self.tables.unregister(p);
+    }
+
+    /// The index of these pages, built at once: what open does.
+    pub fn build(pages: &[&Page]) -> Index {
+        let mut index = Index::default();
+        for page in pages {
+            index.register(page);
         }
-        for (tag, _) in &c.tags {
-            remove_page_from(&mut self.tags, tag, p);
-        }
-        for (marker, _) in &c.tasks {
-            if let Some(holders) = self.tasks.get_mut(marker) {
-                holders.remove(p);
+        index.index_registered(pages);
+        index
+    }
+
+    /// Numbers a page and its blocks, leaving its contribution to
+    /// [`index_registered`](Self::index_registered).
+    pub(super) fn register(&mut self, page: &Page) {
+        self.tables.register(page);
+    }
+
+    /// Indexes pages [`register`](Self::register)ed since the index was empty, all at once: on
+    /// two threads, each building the lists of half the pages (by slug), appended.
+    pub(super) fn index_registered(&mut self, pages: &[&Page]) {
+        let mut numbered: Vec<(u32, &Page)> = pages
+            .iter()
+            .filter_map(|page| Some((self.tables.slugs.get(&page.slug)?, *page)))
+            .collect();
+        numbered.sort_by(|a, b| a.1.slug.cmp(&b.1.slug));
+        let tables = &self.tables;
+        let build = |pages: &[(u32, &Page)]| {
+            let mut lists = Lists::default();
+            for &(p, page) in pages {
+                lists.add_page(tables, p, page, Placement::Append);
             }
-        }
-        for (key, value, _) in &c.properties {
-            if let Some(values) = self.properties.get_mut(key) {
-                remove_page_from(values, value, p);
-                if values.is_empty() {
-                    self.properties.remove(key);
+            lists
+        };
+        let mut lists = if numbered.len() < PARALLEL_BUILD_MIN_PAGES {
+            build(&numbered)
+        } else {
+            let (first, second) = numbered.split_at(numbered.len() / 2);
+            std::thread::scope(|scope| {
+                let other = scope.spawn(|| build(second));
+                let mut lists = build(first);
+                match other.join() {
+                    Ok(other) => lists.append(other),
+                    Err(_) => lists.append(build(second)),
                 }
-            }
-        }
-        for (target, _) in &c.block_refs {
-            remove_page_from(&mut self.block_refs, target, p);
-        }
-        self.outgoing.remove(p);
-        self.search.remove(page);
+                lists
+            })
+        };
+        lists.search.sort_postings();
+        lists.shrink_to_fit();
+        self.lists = lists;
+        self.tables.shrink_to_fit();
+    }
+
+    /// Slug of the page holding the block with this id.
+    pub fn page_of_block(&self, id: &str) -> Option<&str> {
+        let p = self.tables.page_of_block(self.tables.ids.get(id)?)?;
+        Some(self.tables.slugs.name(p))
+    }
+
+    /// Number of distinct block ids.
+    pub fn block_count(&self) -> usize {
+        self.tables.ids.len()
+    }
+
+    fn holders(&self, list: Option<&Holders>) -> Vec<Holder> {
+        list.map(|list| {
+            list.iter()
+                .filter_map(|&held| self.tables.holder(held))
+                .collect()
+        })
+        .unwrap_or_default()
     }
 
     /// Slugs the page links to (by `[[link]]`, `#tag`, `tags::` or `alias::`), whether or not
     /// a page exists for them, in order of first appearance.
-    pub fn links(&self, slug: &str) -> &[String] {
-        self.outgoing.get(slug).map_or(&[], Vec::as_slice)
+    pub fn links(&self, slug: &str) -> Vec<&str> {
+        self.tables
+            .slugs
+            .get(slug)
+            .and_then(|p| self.lists.outgoing.get(&p))
+            .map(|targets| targets.iter().map(CompactString::as_str).collect())
+            .unwrap_or_default()
     }
 
     /// Blocks (and pages, through their properties) that link to the page, by source slug.
     pub fn backlinks(&self, slug: &str) -> Vec<Holder> {
-        self.backlinks.get(slug).map(flatten).unwrap_or_default()
+        self.holders(self.lists.backlinks.get(slug))
     }
 
     /// Slugs of the pages that link to the page.
     pub fn linking_pages(&self, slug: &str) -> Vec<&str> {
-        self.backlinks
-            .get(slug)
-            .map(|h| h.keys().map(String::as_str).collect())
-            .unwrap_or_default()
+        let mut pages: Vec<&str> = Vec::new();
+        for &held in self.lists.backlinks.get(slug).into_iter().flatten() {
+            let source = self.tables.slug_of(held);
+            if pages.last() != Some(&source) {
+                pages.push(source);
+            }
+        }
+        pages
     }
 
     /// Every tag (slug) with the number of blocks and pages carrying it, most used first.
     pub fn tags(&self) -> Vec<(&str, usize)> {
         let mut tags: Vec<(&str, usize)> = self
+            .lists
             .tags
             .iter()
-            .map(|(tag, holders)| (tag.as_str(), count(holders)))
+            .map(|(tag, list)| (tag.as_str(), list.len()))
             .collect();
         tags.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         tags
@@ -253,50 +675,61 @@ impl Index {
 
     /// Blocks and pages carrying the tag.
     pub fn tagged(&self, tag: &str) -> Vec<Holder> {
-        self.tags.get(&slug(tag)).map(flatten).unwrap_or_default()
+        self.holders(self.lists.tags.get(slug(tag).as_str()))
     }
 
     /// Task blocks with this marker, by page slug and document order.
     pub fn tasks(&self, marker: TaskMarker) -> Vec<Holder> {
-        self.tasks.get(&marker).map(flatten).unwrap_or_default()
+        self.holders(self.lists.tasks.get(&marker))
     }
 
     /// Number of task blocks per marker.
     pub fn task_counts(&self) -> Vec<(TaskMarker, usize)> {
-        self.tasks
+        self.lists
+            .tasks
             .iter()
-            .map(|(m, h)| (*m, count(h)))
+            .map(|(m, list)| (*m, list.len()))
             .filter(|(_, n)| *n > 0)
             .collect()
     }
 
     /// Property keys (lowercased) in use, sorted.
     pub fn property_keys(&self) -> Vec<&str> {
-        let mut keys: Vec<&str> = self.properties.keys().map(String::as_str).collect();
+        let mut keys: Vec<&str> = self
+            .lists
+            .properties
+            .keys()
+            .map(CompactString::as_str)
+            .collect();
         keys.sort_unstable();
         keys
     }
 
     /// The values of a property key with how many blocks and pages have each, most used first.
     pub fn property_values(&self, key: &str) -> Vec<(&str, usize)> {
-        let Some(values) = self.properties.get(&key.to_lowercase()) else {
+        let Some(values) = self.lists.properties.get(key.to_lowercase().as_str()) else {
             return Vec::new();
         };
-        let mut out: Vec<(&str, usize)> =
-            values.iter().map(|(v, h)| (v.as_str(), count(h))).collect();
+        let mut out: Vec<(&str, usize)> = values
+            .iter()
+            .map(|(v, list)| (v.as_str(), list.len()))
+            .collect();
         out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
         out
     }
 
     /// Blocks and pages with the property, with this exact value when one is given.
     pub fn with_property(&self, key: &str, value: Option<&str>) -> Vec<Holder> {
-        let Some(values) = self.properties.get(&key.to_lowercase()) else {
+        let Some(values) = self.lists.properties.get(key.to_lowercase().as_str()) else {
             return Vec::new();
         };
         match value {
-            Some(value) => values.get(value.trim()).map(flatten).unwrap_or_default(),
+            Some(value) => self.holders(values.get(value.trim())),
             None => {
-                let mut all: Vec<Holder> = values.values().flat_map(flatten).collect();
+                let mut all: Vec<Holder> = values
+                    .values()
+                    .flat_map(|list| self.holders(Some(list)))
+                    .collect();
                 all.sort();
                 all.dedup();
                 all
@@ -306,59 +739,63 @@ impl Index {
 
     /// Blocks that embed or refer to the block `id` with `((id))`.
     pub fn block_refs(&self, id: &str) -> Vec<Holder> {
-        self.block_refs.get(id).map(flatten).unwrap_or_default()
+        self.holders(self.lists.block_refs.get(id))
     }
 
-    pub(super) fn search_index(&self) -> &Search {
-        &self.search
-    }
-
-    /// The index of these pages, built on two threads (each indexes half the pages, then the
-    /// halves are merged): what open does.
-    pub(super) fn build(pages: &[&Page]) -> Index {
-        let index_all = |pages: &[&Page]| {
-            let mut index = Index::default();
-            for page in pages {
-                index.add(page);
-            }
-            index
+    /// Full-text search: blocks containing every term of `query` (and every `"quoted
+    /// phrase"`), best first (BM25, then by page slug and block id); the `limit` hits from
+    /// `offset` on, and how many there are. `text` gives a block's text by page slug and block
+    /// id; it is asked only for the hits returned, and for every candidate of a phrase query.
+    pub fn search<'a>(
+        &self,
+        query: &str,
+        offset: usize,
+        limit: usize,
+        text: impl Fn(&str, &str) -> Option<&'a str>,
+    ) -> SearchPage {
+        let parsed = ParsedQuery::new(query);
+        let search = &self.lists.search;
+        let mut candidates = search.candidates(&parsed.terms);
+        let located = |n: u32| {
+            let (slug, id) = self.tables.block_names(n)?;
+            Some((slug, id, text(slug, id)?))
         };
-        if pages.len() < PARALLEL_BUILD_MIN_PAGES {
-            return index_all(pages);
+        if !parsed.phrases.is_empty() {
+            candidates.retain(|&(_, n)| {
+                located(n).is_some_and(|(_, _, text)| parsed.phrases_match(text))
+            });
         }
-        let (first, second) = pages.split_at(pages.len() / 2);
-        std::thread::scope(|scope| {
-            let other = scope.spawn(|| index_all(second));
-            let mut index = index_all(first);
-            match other.join() {
-                Ok(other) => index.merge(other),
-                Err(_) => second.iter().for_each(|page| index.add(page)),
-            }
-            index
-        })
-    }
-
-    /// Adds the index of other pages (none of them indexed here).
-    fn merge(&mut self, other: Index) {
-        fn merge_keyed<K: std::hash::Hash + Eq>(
-            into: &mut FxHashMap<K, Holders>,
-            from: FxHashMap<K, Holders>,
-        ) {
-            for (key, holders) in from {
-                into.entry(key).or_default().extend(holders);
-            }
+        let total = candidates.len();
+        let end = offset.saturating_add(limit).min(total);
+        if offset >= end {
+            return SearchPage {
+                hits: Vec::new(),
+                total,
+            };
         }
-        self.outgoing.extend(other.outgoing);
-        merge_keyed(&mut self.backlinks, other.backlinks);
-        merge_keyed(&mut self.tags, other.tags);
-        merge_keyed(&mut self.block_refs, other.block_refs);
-        for (marker, holders) in other.tasks {
-            self.tasks.entry(marker).or_default().extend(holders);
+        let names = |n: u32| self.tables.block_names(n).unwrap_or_default();
+        let best_first = |a: &(f64, u32), b: &(f64, u32)| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| names(a.1).cmp(&names(b.1)))
+        };
+        if end < total {
+            candidates.select_nth_unstable_by(end - 1, best_first);
+            candidates.truncate(end);
         }
-        for (key, values) in other.properties {
-            merge_keyed(self.properties.entry(key).or_default(), values);
-        }
-        self.search.merge(other.search);
+        candidates.sort_unstable_by(best_first);
+        let hits = candidates[offset..]
+            .iter()
+            .filter_map(|&(score, n)| {
+                let (slug, id, text) = located(n)?;
+                Some(SearchHit {
+                    slug: slug.to_string(),
+                    block: id.to_string(),
+                    score,
+                    snippet: snippet(text, &parsed.terms),
+                })
+            })
+            .collect();
+        SearchPage { hits, total }
     }
 }
 
@@ -373,24 +810,34 @@ const BM25_B: f64 = 0.75;
 /// Characters of context on each side of the first match in a snippet.
 const SNIPPET_CONTEXT: usize = 40;
 
+/// Bits of a posting that hold the term's count in the block.
+const TF_BITS: u32 = 4;
+/// The largest count a posting holds; a larger one is kept in [`Search::long_tf`].
+const TF_PACKED_MAX: u32 = (1 << TF_BITS) - 1;
+/// Blocks numbered from here on are left out of the search: the number must fit in a posting
+/// beside the count, and so many blocks would take tens of gigabytes of memory first.
+const SEARCHABLE_BLOCKS: u32 = 1 << (32 - TF_BITS);
+
 /// An inverted index over block text: lowercased alphanumeric tokens → blocks, scored BM25.
 #[derive(Debug, Default)]
-pub struct Search {
-    docs: Vec<Option<Doc>>,
-    free: Vec<u32>,
-    /// Sorted by doc number.
-    postings: FxHashMap<Box<str>, Vec<(u32, u32)>>,
-    /// Doc numbers of each page's blocks.
-    page_docs: FxHashMap<String, Vec<u32>>,
+struct Search {
+    /// Per term, its postings `block << TF_BITS | count` (the count capped at
+    /// [`TF_PACKED_MAX`]), sorted by block number.
+    postings: FxHashMap<CompactString, Vec<u32>>,
+    /// By block number, the terms it holds [`TF_PACKED_MAX`] times or more, with their count.
+    long_tf: FxHashMap<u32, Vec<(CompactString, u32)>>,
+    /// By block number, its number of tokens.
+    lens: Vec<u32>,
     total_len: u64,
+    /// Blocks indexed.
     live: u64,
 }
 
-/// A block in the search index; its page is found through the block id.
-#[derive(Debug)]
-struct Doc {
-    block: Box<str>,
-    len: u32,
+/// One page of search results, and how many there are in all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchPage {
+    pub hits: Vec<SearchHit>,
+    pub total: usize,
 }
 
 /// One search result.
@@ -408,7 +855,13 @@ pub struct SearchHit {
 pub fn tokens(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     token_spans(text).map(|(start, end)| {
         let token = &text[start..end];
-        if token.chars().any(char::is_uppercase) {
+        if token.is_ascii() {
+            if token.bytes().any(|b| b.is_ascii_uppercase()) {
+                Cow::Owned(token.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(token)
+            }
+        } else if token.chars().any(char::is_uppercase) {
             Cow::Owned(token.to_lowercase())
         } else {
             Cow::Borrowed(token)
@@ -416,19 +869,38 @@ pub fn tokens(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     })
 }
 
+/// Byte spans of the runs of alphanumeric characters (ASCII bytes are read without decoding).
 fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut chars = text.char_indices().peekable();
+    let bytes = text.as_bytes();
+    // Whether the character at `i` is alphanumeric, and its length in bytes.
+    let char_at = move |i: usize| match bytes[i] {
+        b if b.is_ascii() => (b.is_ascii_alphanumeric(), 1),
+        _ => text[i..]
+            .chars()
+            .next()
+            .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
+    };
+    let mut i = 0;
     std::iter::from_fn(move || {
-        let (start, _) = chars.by_ref().find(|(_, c)| c.is_alphanumeric())?;
-        let mut end = text.len();
-        while let Some(&(i, c)) = chars.peek() {
-            if !c.is_alphanumeric() {
-                end = i;
+        loop {
+            if i >= bytes.len() {
+                return None;
+            }
+            let (alphanumeric, width) = char_at(i);
+            if alphanumeric {
                 break;
             }
-            chars.next();
+            i += width;
         }
-        Some((start, end))
+        let start = i;
+        while i < bytes.len() {
+            let (alphanumeric, width) = char_at(i);
+            if !alphanumeric {
+                break;
+            }
+            i += width;
+        }
+        Some((start, i))
     })
 }
 
@@ -447,137 +919,155 @@ fn term_counts(text: &str) -> (Vec<(Cow<'_, str>, u32)>, u32) {
     (counts, len)
 }
 
+fn posting_block(posting: u32) -> u32 {
+    posting >> TF_BITS
+}
+
 impl Search {
-    fn add(&mut self, page: &Page) {
-        let mut docs = Vec::new();
-        for block in page.blocks_preorder() {
-            let (counts, len) = term_counts(&block.text);
-            let doc = Doc {
-                block: block.id.as_str().into(),
-                len,
-            };
-            let n = match self.free.pop() {
-                Some(n) => {
-                    self.docs[n as usize] = Some(doc);
-                    n
-                }
-                None => {
-                    self.docs.push(Some(doc));
-                    (self.docs.len() - 1) as u32
-                }
-            };
-            for (term, tf) in counts {
-                let list = match self.postings.get_mut(&*term) {
-                    Some(list) => list,
-                    None => self.postings.entry(term.into()).or_default(),
-                };
-                // New docs mostly take the highest number: appending is the common case.
-                match list.last() {
-                    Some(&(last, _)) if last > n => {
-                        let at = list.partition_point(|&(d, _)| d < n);
-                        list.insert(at, (n, tf));
-                    }
-                    _ => list.push((n, tf)),
-                }
-            }
-            self.total_len += u64::from(len);
-            self.live += 1;
-            docs.push(n);
+    fn add(&mut self, n: u32, text: &str) {
+        if n >= SEARCHABLE_BLOCKS {
+            return;
         }
-        self.page_docs.insert(page.slug.clone(), docs);
+        let (counts, len) = term_counts(text);
+        for (term, tf) in counts {
+            let posting = n << TF_BITS | tf.min(TF_PACKED_MAX);
+            let list = keyed_list(&mut self.postings, &term);
+            // Blocks mostly take the highest number yet: appending is the common case.
+            match list.last() {
+                Some(&last) if last > posting => {
+                    let at = list.partition_point(|&p| p < posting);
+                    list.insert(at, posting);
+                }
+                _ => list.push(posting),
+            }
+            if tf >= TF_PACKED_MAX {
+                self.long_tf
+                    .entry(n)
+                    .or_default()
+                    .push((CompactString::from(&*term), tf));
+            }
+        }
+        let at = n as usize;
+        if self.lens.len() <= at {
+            self.lens.resize(at + 1, 0);
+        }
+        self.lens[at] = len;
+        self.total_len += u64::from(len);
+        self.live += 1;
     }
 
-    /// Adds the docs of other pages, numbered after this index's own.
-    fn merge(&mut self, other: Search) {
-        let offset = self.docs.len() as u32;
-        self.docs.extend(other.docs);
-        self.free.extend(other.free.into_iter().map(|n| n + offset));
-        for (term, list) in other.postings {
-            // Every number from `other` is above every number here: appending keeps order.
-            self.postings
-                .entry(term)
-                .or_default()
-                .extend(list.into_iter().map(|(n, tf)| (n + offset, tf)));
+    fn remove(&mut self, n: u32, text: &str) {
+        if n >= SEARCHABLE_BLOCKS {
+            return;
         }
-        for (slug, docs) in other.page_docs {
-            self.page_docs
-                .insert(slug, docs.into_iter().map(|n| n + offset).collect());
+        let (counts, _) = term_counts(text);
+        for (term, _) in counts {
+            if let Some(list) = self.postings.get_mut(&*term) {
+                if let Ok(at) = list.binary_search_by_key(&n, |&p| posting_block(p)) {
+                    list.remove(at);
+                }
+                if list.is_empty() {
+                    self.postings.remove(&*term);
+                }
+            }
+        }
+        self.long_tf.remove(&n);
+        if let Some(len) = self.lens.get_mut(n as usize) {
+            self.total_len = self
+                .total_len
+                .saturating_sub(u64::from(std::mem::take(len)));
+        }
+        self.live = self.live.saturating_sub(1);
+    }
+
+    /// Adds the postings of other blocks; [`sort_postings`](Self::sort_postings) puts them in
+    /// order.
+    fn append(&mut self, other: Search) {
+        for (term, list) in other.postings {
+            self.postings.entry(term).or_default().extend(list);
+        }
+        self.long_tf.extend(other.long_tf);
+        if self.lens.len() < other.lens.len() {
+            self.lens.resize(other.lens.len(), 0);
+        }
+        // Each block is indexed on one side only: the other side has 0 there.
+        for (len, other) in self.lens.iter_mut().zip(other.lens) {
+            *len += other;
         }
         self.total_len += other.total_len;
         self.live += other.live;
     }
 
-    fn remove(&mut self, page: &Page) {
-        let Some(docs) = self.page_docs.remove(&page.slug) else {
-            return;
-        };
-        for (block, n) in page.blocks_preorder().into_iter().zip(docs) {
-            let (counts, _) = term_counts(&block.text);
-            for (term, _) in counts {
-                if let Some(list) = self.postings.get_mut(&*term) {
-                    if let Ok(at) = list.binary_search_by_key(&n, |&(d, _)| d) {
-                        list.remove(at);
-                    }
-                    if list.is_empty() {
-                        self.postings.remove(&*term);
-                    }
-                }
+    fn sort_postings(&mut self) {
+        for list in self.postings.values_mut() {
+            if !list.is_sorted() {
+                list.sort_unstable();
             }
-            if let Some(doc) = self.docs[n as usize].take() {
-                self.total_len -= u64::from(doc.len);
-                self.live -= 1;
-            }
-            self.free.push(n);
         }
     }
 
-    /// Blocks containing every term of `query` (and every `"quoted phrase"`), best first.
-    /// `locate` gives a block's page slug and text, for phrases and snippets.
-    pub fn query<'a>(
-        &self,
-        query: &str,
-        locate: impl Fn(&str) -> Option<(&'a str, &'a str)>,
-    ) -> Vec<SearchHit> {
-        let parsed = ParsedQuery::new(query);
-        if parsed.terms.is_empty() {
+    fn shrink_to_fit(&mut self) {
+        self.postings.values_mut().for_each(Vec::shrink_to_fit);
+        self.postings.shrink_to_fit();
+        self.long_tf.shrink_to_fit();
+        self.lens.shrink_to_fit();
+    }
+
+    /// How often block `n` holds `term`, from its posting.
+    fn tf(&self, n: u32, term: &str, posting: u32) -> u32 {
+        let packed = posting & TF_PACKED_MAX;
+        if packed < TF_PACKED_MAX {
+            return packed;
+        }
+        self.long_tf
+            .get(&n)
+            .and_then(|terms| terms.iter().find(|(t, _)| t == term))
+            .map_or(packed, |&(_, tf)| tf)
+    }
+
+    /// Blocks holding every term, with their BM25 score, by block number.
+    fn candidates(&self, terms: &[String]) -> Vec<(f64, u32)> {
+        if terms.is_empty() {
             return Vec::new();
         }
-        let mut lists: Vec<&Vec<(u32, u32)>> = Vec::with_capacity(parsed.terms.len());
-        for term in &parsed.terms {
+        let mut lists: Vec<(&str, &[u32])> = Vec::with_capacity(terms.len());
+        for term in terms {
             match self.postings.get(term.as_str()) {
-                Some(list) => lists.push(list),
+                Some(list) => lists.push((term, list)),
                 None => return Vec::new(),
             }
         }
-        lists.sort_by_key(|l| l.len());
+        lists.sort_by_key(|(_, list)| list.len());
         let n_docs = self.live.max(1) as f64;
         let avg_len = (self.total_len as f64 / n_docs).max(1.0);
         let idf: Vec<f64> = lists
             .iter()
-            .map(|l| {
-                let df = l.len() as f64;
+            .map(|(_, list)| {
+                let df = list.len() as f64;
                 (1.0 + (n_docs - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
-        let mut hits = Vec::new();
-        'docs: for &(n, tf0) in lists[0] {
-            let mut tfs = vec![tf0];
-            for list in &lists[1..] {
-                match list.binary_search_by_key(&n, |&(d, _)| d) {
-                    Ok(at) => tfs.push(list[at].1),
-                    Err(_) => continue 'docs,
+        let (rarest_term, rarest) = lists[0];
+        // Blocks come in increasing number: each other list is searched from where the
+        // previous block was found.
+        let mut from = vec![0; lists.len()];
+        let mut tfs = Vec::with_capacity(lists.len());
+        let mut candidates = Vec::new();
+        'blocks: for &posting in rarest {
+            let n = posting_block(posting);
+            tfs.clear();
+            tfs.push(self.tf(n, rarest_term, posting));
+            for (i, &(term, list)) in lists.iter().enumerate().skip(1) {
+                let rest = &list[from[i]..];
+                let at = rest.partition_point(|&p| posting_block(p) < n);
+                from[i] += at;
+                match rest.get(at) {
+                    Some(&p) if posting_block(p) == n => tfs.push(self.tf(n, term, p)),
+                    _ => continue 'blocks,
                 }
             }
-            let Some(doc) = self.docs[n as usize].as_ref() else {
-                continue;
-            };
-            let Some((slug, text)) = locate(&doc.block) else {
-                continue;
-            };
-            if !parsed.phrases_match(text) {
-                continue;
-            }
-            let norm = 1.0 - BM25_B + BM25_B * f64::from(doc.len) / avg_len;
+            let len = self.lens.get(n as usize).copied().unwrap_or(0);
+            let norm = 1.0 - BM25_B + BM25_B * f64::from(len) / avg_len;
             let score = tfs
                 .iter()
                 .zip(&idf)
@@ -586,20 +1076,9 @@ impl Search {
                     idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm)
                 })
                 .sum();
-            hits.push(SearchHit {
-                slug: slug.to_string(),
-                block: doc.block.to_string(),
-                score,
-                snippet: snippet(text, &parsed.terms),
-            });
+            candidates.push((score, n));
         }
-        hits.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.slug.cmp(&b.slug))
-                .then_with(|| a.block.cmp(&b.block))
-        });
-        hits
+        candidates
     }
 }
 

@@ -131,7 +131,7 @@ pub use frozen::Frozen;
 use graph::Minting;
 pub use graph::{BlockAt, Graph, Shadowed};
 pub use ids::carry_ids;
-pub use index::{Holder, Index, SearchHit};
+pub use index::{Holder, Index, SearchHit, SearchPage};
 pub use load::Skipped;
 pub use model::{Block, Page, PageKind};
 pub use names::{NameFormat, slug};
