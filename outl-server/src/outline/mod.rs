@@ -89,8 +89,8 @@ use serde::{Deserialize, Serialize};
 
 pub use inline::{Token, source, tokenize};
 pub use links::{
-    ALIAS, aliases, block_refs, page_links, property_links, rename_page_links,
-    rename_property_links, same_page_name, tags,
+    ALIAS, TextLinks, aliases, block_refs, page_links, property_links, rename_page_links,
+    rename_property_links, same_page_name, tags, text_links,
 };
 pub use parse::parse;
 pub use serialize::{is_property_value, serialize};
