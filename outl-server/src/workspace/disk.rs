@@ -1,9 +1,16 @@
-//! Durable file operations: atomic replace through a temp file in the same folder, removal,
-//! and the folder fsyncs that make a rename or an unlink survive a crash.
+//! Durable file operations: files replaced atomically through temp files in their folder and
+//! files removed, staged together in a [`Batch`] and made durable in two rounds of fsyncs.
+//!
+//! Each fsync waits for a commit of the filesystem's journal, which under write load from other
+//! programs takes milliseconds. fsyncs issued at the same time wait for the same commit, so a
+//! batch issues each round's fsyncs at once, from one thread per file, and waits about as long
+//! as for one: first the temp files (and the op log, whose line makes the write durable), then,
+//! after the renames, the folders that hold the new names.
 
+use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Temp files carry this in their (hidden) name; leftovers of a crash are removed on open.
@@ -11,60 +18,348 @@ pub const TEMP_MARKER: &str = ".outl-tmp-";
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// At most this many fsyncs wait side by side; more files share the threads. A journal commit
+/// takes in everything issued before it, so more threads would only cost their start-up.
+const SYNC_THREADS: usize = 16;
+
 /// How hard a write insists on reaching the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Durability {
-    /// fsync the file and its folder: survives power loss.
+    /// fsync the files and their folders: survives power loss.
     Durable,
     /// Rename only: atomic, and enough for state that can be rebuilt.
     Atomic,
 }
 
-/// Replaces `path` with `bytes` atomically: a reader sees the old or the new content, never a
-/// mix, and after a crash the file holds one of the two.
-pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| io::Error::other("a file path has no folder"))?;
-    fs::create_dir_all(dir)?;
-    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-    let temp = dir.join(format!(
-        ".{file_name}{TEMP_MARKER}{}-{}",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
+/// A failed step of a batch, with the tag the caller staged it with (`None`: the file passed
+/// to [`Batch::sync`] beside the batch's own).
+#[derive(Debug)]
+pub struct Failure<T> {
+    pub tag: Option<T>,
+    pub error: io::Error,
+}
+
+/// File replacements and removals applied together: each replacement is written to a temp file
+/// at once, and [`sync`](Self::sync) then [`apply`](Self::apply) make them all durable and
+/// visible in two rounds of waiting, whatever their number. Renames and removals happen in
+/// the order they were staged. Dropped before `apply`, a batch removes its temp files.
+pub struct Batch<T> {
+    durability: Durability,
+    steps: Vec<Step<T>>,
+    /// Folders created for the temp files, each with the tag of the step that needed it: their
+    /// parents get the new names, and are synced with the renames.
+    created: Vec<(PathBuf, usize)>,
+}
+
+struct Step<T> {
+    path: PathBuf,
+    tag: T,
+    change: Change,
+}
+
+enum Change {
+    /// `temp` holds `bytes`, to be renamed to the step's path.
+    Replace {
+        temp: PathBuf,
+        file: Option<File>,
+        bytes: Vec<u8>,
+    },
+    Remove,
+}
+
+impl<T: Clone> Batch<T> {
+    pub fn new(durability: Durability) -> Batch<T> {
+        Batch {
+            durability,
+            steps: Vec::new(),
+            created: Vec::new(),
+        }
+    }
+
+    /// Stages `path` to be replaced with `bytes`: writes them to a temp file beside it (creating
+    /// the folder if needed). Nothing is visible at `path` before [`apply`](Self::apply).
+    pub fn replace(&mut self, path: &Path, bytes: Vec<u8>, tag: T) -> Result<(), Failure<T>> {
+        let failed = |error| Failure {
+            tag: Some(tag.clone()),
+            error,
+        };
+        let dir = path
+            .parent()
+            .ok_or_else(|| failed(io::Error::other("a file path has no folder")))?;
+        self.create_dir(dir, self.steps.len()).map_err(failed)?;
+        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+        let temp = dir.join(format!(
+            ".{file_name}{TEMP_MARKER}{}-{}",
+            std::process::id(),
+            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        if durability == Durability::Durable {
-            file.sync_all()?;
+            .open(&temp)
+            .map_err(failed)?;
+        if let Err(error) = file.write_all(&bytes) {
+            drop(file);
+            let _ = fs::remove_file(&temp);
+            return Err(failed(error));
         }
-        drop(file);
-        fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
+        #[cfg(test)]
+        trace::record(trace::Event::Wrote(temp.clone()));
+        self.steps.push(Step {
+            path: path.to_path_buf(),
+            tag,
+            change: Change::Replace {
+                temp,
+                file: Some(file),
+                bytes,
+            },
+        });
+        Ok(())
     }
-    result?;
-    if durability == Durability::Durable {
-        sync_dir(dir)?;
+
+    /// Stages `path` to be removed (if it exists then).
+    pub fn remove(&mut self, path: &Path, tag: T) {
+        self.steps.push(Step {
+            path: path.to_path_buf(),
+            tag,
+            change: Change::Remove,
+        });
     }
-    Ok(())
+
+    /// Whether nothing is staged.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+
+    /// What `path` holds once the batch is applied, when a step stages it: `Some(Some(bytes))`
+    /// for a replacement, `Some(None)` for a removal. `None` when the batch leaves it alone.
+    pub fn staged(&self, path: &Path) -> Option<Option<&[u8]>> {
+        self.steps
+            .iter()
+            .rev()
+            .find(|step| step.path == path)
+            .map(|step| match &step.change {
+                Change::Replace { bytes, .. } => Some(bytes.as_slice()),
+                Change::Remove => None,
+            })
+    }
+
+    /// The first round: the temp files and `also` (a file whose written data must reach the disk
+    /// before anything is renamed, such as the op log) fsynced at once.
+    pub fn sync(&self, also: Option<&File>) -> Result<(), Failure<T>> {
+        if self.durability == Durability::Atomic {
+            return Ok(());
+        }
+        let mut files: Vec<(Option<usize>, &File, Fsync)> = Vec::new();
+        if let Some(file) = also {
+            files.push((None, file, Fsync::Data));
+        }
+        for (i, step) in self.steps.iter().enumerate() {
+            if let Change::Replace {
+                file: Some(file), ..
+            } = &step.change
+            {
+                files.push((Some(i), file, Fsync::All));
+            }
+        }
+        if files.is_empty() {
+            return Ok(());
+        }
+        #[cfg(test)]
+        trace::record(trace::Event::Synced {
+            also: also.is_some(),
+            paths: self
+                .steps
+                .iter()
+                .filter_map(|step| match &step.change {
+                    Change::Replace { temp, .. } => Some(temp.clone()),
+                    Change::Remove => None,
+                })
+                .collect(),
+        });
+        first_failure(&self.steps, sync_at_once(&files))
+    }
+
+    /// The second round: renames the temp files over their paths and removes what is staged
+    /// for removal, in the order staged, then fsyncs the folders whose names changed, at once.
+    pub fn apply(mut self) -> Result<(), Failure<T>> {
+        // Folder → the first step that changed a name in it (whose tag a failure carries).
+        let mut dirs: BTreeMap<PathBuf, usize> = BTreeMap::new();
+        for (dir, step) in &self.created {
+            if let Some(parent) = dir.parent() {
+                dirs.entry(parent.to_path_buf()).or_insert(*step);
+            }
+        }
+        for i in 0..self.steps.len() {
+            let step = &mut self.steps[i];
+            let result = match &mut step.change {
+                Change::Replace { temp, file, .. } => {
+                    // Closed before the rename, as a reader on another system may require.
+                    drop(file.take());
+                    let renamed = fs::rename(&*temp, &step.path);
+                    #[cfg(test)]
+                    trace::record(trace::Event::Renamed(step.path.clone()));
+                    renamed.map(|()| true)
+                }
+                Change::Remove => match fs::remove_file(&step.path) {
+                    Ok(()) => {
+                        #[cfg(test)]
+                        trace::record(trace::Event::Removed(step.path.clone()));
+                        Ok(true)
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+                    Err(e) => Err(e),
+                },
+            };
+            match result {
+                Ok(true) => {
+                    if let Some(dir) = step.path.parent() {
+                        dirs.entry(dir.to_path_buf()).or_insert(i);
+                    }
+                }
+                Ok(false) => {}
+                Err(error) => {
+                    return Err(Failure {
+                        tag: Some(step.tag.clone()),
+                        error,
+                    });
+                }
+            }
+        }
+        // Every temp file is renamed: nothing is left for `drop` to remove.
+        let steps = std::mem::take(&mut self.steps);
+        if self.durability == Durability::Atomic || dirs.is_empty() {
+            return Ok(());
+        }
+        let mut opened = Vec::with_capacity(dirs.len());
+        for (dir, step) in &dirs {
+            match File::open(dir) {
+                Ok(file) => opened.push((Some(*step), file)),
+                Err(error) => {
+                    return Err(Failure {
+                        tag: Some(steps[*step].tag.clone()),
+                        error,
+                    });
+                }
+            }
+        }
+        #[cfg(test)]
+        trace::record(trace::Event::Synced {
+            also: false,
+            paths: dirs.keys().cloned().collect(),
+        });
+        let files: Vec<(Option<usize>, &File, Fsync)> = opened
+            .iter()
+            .map(|(step, file)| (*step, file, Fsync::All))
+            .collect();
+        let results = sync_at_once(&files);
+        first_failure(&steps, results)
+    }
+
+    /// Creates `dir` and the folders above it that are missing, noting each new one.
+    fn create_dir(&mut self, dir: &Path, step: usize) -> io::Result<()> {
+        let mut missing = Vec::new();
+        let mut at = dir;
+        while !at.exists() {
+            missing.push(at.to_path_buf());
+            match at.parent() {
+                Some(parent) => at = parent,
+                None => break,
+            }
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        fs::create_dir_all(dir)?;
+        self.created
+            .extend(missing.into_iter().map(|created| (created, step)));
+        Ok(())
+    }
 }
 
-/// Removes `path` if it exists and makes the removal durable.
-pub fn remove_durable(path: &Path) -> io::Result<()> {
-    match fs::remove_file(path) {
-        Ok(()) => match path.parent() {
-            Some(dir) => sync_dir(dir),
-            None => Ok(()),
-        },
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e),
+impl<T> Drop for Batch<T> {
+    fn drop(&mut self) {
+        for step in &self.steps {
+            if let Change::Replace { temp, .. } = &step.change {
+                let _ = fs::remove_file(temp);
+            }
+        }
     }
+}
+
+/// The failure of the first of `results` (in the order given) that failed.
+fn first_failure<T: Clone>(
+    steps: &[Step<T>],
+    results: Vec<(Option<usize>, io::Result<()>)>,
+) -> Result<(), Failure<T>> {
+    match results
+        .into_iter()
+        .find_map(|(step, result)| result.err().map(|e| (step, e)))
+    {
+        Some((step, error)) => Err(Failure {
+            tag: step.map(|i| steps[i].tag.clone()),
+            error,
+        }),
+        None => Ok(()),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Fsync {
+    /// fdatasync: the data and what is needed to read it back (an appended log).
+    Data,
+    /// fsync: everything (a new file, a folder).
+    All,
+}
+
+/// fsyncs `files` at the same time and waits for all: each thread of up to [`SYNC_THREADS`]
+/// takes every n-th file. Each result is returned with the key it came with.
+fn sync_at_once<K: Copy + Send + Sync>(files: &[(K, &File, Fsync)]) -> Vec<(K, io::Result<()>)> {
+    let sync = |(key, file, how): &(K, &File, Fsync)| {
+        let result = match how {
+            Fsync::Data => file.sync_data(),
+            Fsync::All => file.sync_all(),
+        };
+        (*key, result)
+    };
+    let threads = files.len().min(SYNC_THREADS);
+    if threads <= 1 {
+        return files.iter().map(sync).collect();
+    }
+    let share = |n: usize| files.iter().skip(n).step_by(threads);
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (1..threads)
+            .map(|n| {
+                let handle = std::thread::Builder::new()
+                    .name("outl-fsync".into())
+                    .spawn_scoped(scope, move || share(n).map(sync).collect::<Vec<_>>());
+                (n, handle)
+            })
+            .collect();
+        let mut results: Vec<_> = share(0).map(sync).collect();
+        for (n, handle) in spawned {
+            // A thread that cannot start (or died) leaves its share to this one.
+            match handle
+                .map_err(|_| ())
+                .and_then(|h| h.join().map_err(|_| ()))
+            {
+                Ok(done) => results.extend(done),
+                Err(()) => results.extend(share(n).map(sync)),
+            }
+        }
+        results
+    })
+}
+
+/// Replaces `path` with `bytes` atomically: a reader sees the old or the new content, never a
+/// mix, and after a crash the file holds one of the two.
+pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+    let mut batch = Batch::new(durability);
+    batch
+        .replace(path, bytes.to_vec(), ())
+        .map_err(|f| f.error)?;
+    batch.sync(None).map_err(|f| f.error)?;
+    batch.apply().map_err(|f| f.error)
 }
 
 /// fsyncs a folder so the names in it (renames, creations, removals) are durable.
@@ -94,8 +389,44 @@ pub fn remove_stale_temps(dir: &Path) {
     }
 }
 
+/// The steps of the batches run on this thread, for tests that pin their order.
+#[cfg(test)]
+pub mod trace {
+    use std::cell::RefCell;
+    use std::path::PathBuf;
+
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub enum Event {
+        /// A temp file written (not synced).
+        Wrote(PathBuf),
+        /// One round of fsyncs: `also` is the file synced beside the batch's own (the op log),
+        /// `paths` the temp files or folders.
+        Synced {
+            also: bool,
+            paths: Vec<PathBuf>,
+        },
+        /// A temp file renamed over this path.
+        Renamed(PathBuf),
+        Removed(PathBuf),
+    }
+
+    thread_local! {
+        static EVENTS: RefCell<Vec<Event>> = const { RefCell::new(Vec::new()) };
+    }
+
+    pub fn record(event: Event) {
+        EVENTS.with(|events| events.borrow_mut().push(event));
+    }
+
+    /// The events recorded on this thread since the last call.
+    pub fn take() -> Vec<Event> {
+        EVENTS.with(|events| std::mem::take(&mut *events.borrow_mut()))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::trace::Event;
     use super::*;
 
     #[test]
@@ -106,9 +437,129 @@ mod tests {
         write_atomic(&path, b"two", Durability::Atomic).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
-        remove_durable(&path).unwrap();
-        remove_durable(&path).unwrap();
-        assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_batch_syncs_files_then_renames_then_syncs_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir(root.join("a")).unwrap();
+        fs::write(root.join("a/gone"), "x").unwrap();
+        fs::write(root.join("log"), "line\n").unwrap();
+        let log = File::open(root.join("log")).unwrap();
+        trace::take();
+
+        let mut batch = Batch::new(Durability::Durable);
+        batch.remove(&root.join("a/gone"), "gone");
+        batch.remove(&root.join("a/never there"), "never");
+        batch
+            .replace(&root.join("a/one"), b"1".to_vec(), "one")
+            .unwrap();
+        batch
+            .replace(&root.join("b/c/two"), b"2".to_vec(), "two")
+            .unwrap();
+        assert_eq!(batch.staged(&root.join("a/one")), Some(Some(&b"1"[..])));
+        assert_eq!(batch.staged(&root.join("a/gone")), Some(None));
+        assert_eq!(batch.staged(&root.join("a/other")), None);
+        // Nothing is visible before the batch is applied.
+        assert!(!root.join("a/one").exists());
+        assert!(root.join("a/gone").exists());
+        batch.sync(Some(&log)).unwrap();
+        batch.apply().unwrap();
+
+        assert_eq!(fs::read(root.join("a/one")).unwrap(), b"1");
+        assert_eq!(fs::read(root.join("b/c/two")).unwrap(), b"2");
+        assert!(!root.join("a/gone").exists());
+        let events = trace::take();
+        let [
+            Event::Wrote(_),
+            Event::Wrote(_),
+            Event::Synced {
+                also: true,
+                paths: temps,
+            },
+            Event::Removed(gone),
+            Event::Renamed(one),
+            Event::Renamed(two),
+            Event::Synced {
+                also: false,
+                paths: dirs,
+            },
+        ] = events.as_slice()
+        else {
+            panic!("{events:#?}");
+        };
+        assert_eq!(temps.len(), 2);
+        assert_eq!(
+            [gone, one, two],
+            [
+                &root.join("a/gone"),
+                &root.join("a/one"),
+                &root.join("b/c/two")
+            ]
+        );
+        // The folders whose names changed, and the parents of the folders created.
+        assert_eq!(
+            dirs,
+            &[
+                root.to_path_buf(),
+                root.join("a"),
+                root.join("b"),
+                root.join("b/c")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_dropped_batch_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut batch = Batch::new(Durability::Durable);
+        batch
+            .replace(&dir.path().join("a"), b"1".to_vec(), ())
+            .unwrap();
+        batch.sync(None).unwrap();
+        drop(batch);
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_failed_step_names_its_tag() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("file"), "x").unwrap();
+        let mut batch = Batch::new(Durability::Durable);
+        let failure = batch
+            .replace(&dir.path().join("file/below"), b"1".to_vec(), "below")
+            .unwrap_err();
+        assert_eq!(failure.tag, Some("below"));
+        // A folder where a file is to be renamed.
+        fs::create_dir_all(dir.path().join("taken/x")).unwrap();
+        batch
+            .replace(&dir.path().join("taken"), b"1".to_vec(), "taken")
+            .unwrap();
+        batch.sync(None).unwrap();
+        assert_eq!(batch.apply().unwrap_err().tag, Some("taken"));
+    }
+
+    #[test]
+    fn syncs_run_at_once_and_report_each_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let files: Vec<File> = (0..SYNC_THREADS + 3)
+            .map(|i| File::create(dir.path().join(i.to_string())).unwrap())
+            .collect();
+        let listed: Vec<(usize, &File, Fsync)> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (i, f, Fsync::All))
+            .collect();
+        let mut keys: Vec<usize> = sync_at_once(&listed)
+            .into_iter()
+            .map(|(key, result)| {
+                result.unwrap();
+                key
+            })
+            .collect();
+        keys.sort();
+        assert_eq!(keys, (0..SYNC_THREADS + 3).collect::<Vec<_>>());
     }
 
     #[test]

@@ -462,9 +462,7 @@ impl Workspace {
             return Ok(());
         }
         let (op, body) = w.log.get(newest)?;
-        for (change, content) in op.pages.iter().zip(&body.pages) {
-            write::settle_page(&self.root, change, content)?;
-        }
+        write::settle(&self.root, &w.log, &op, &body)?;
         w.settled = newest;
         Ok(())
     }

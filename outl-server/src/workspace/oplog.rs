@@ -275,9 +275,17 @@ impl OpLog {
         Ok(new)
     }
 
-    /// Appends `op` (its `seq` is set here) and fsyncs: once this returns, the op survives a
-    /// crash. Call only under the workspace lock, after [`read_new`](Self::read_new).
-    pub fn append(&mut self, mut op: Op, body: &Body) -> io::Result<Op> {
+    /// Appends `op` (its `seq` is set here) and has `make_durable` fsync the log (with other
+    /// files, in the same round of waiting): once this returns, the op survives a crash. When
+    /// `make_durable` fails the op is not counted as appended, though its line may have been
+    /// written: the next [`read_new`](Self::read_new) reads it like another process's. Call only
+    /// under the workspace lock, after `read_new`.
+    pub fn append<E: From<io::Error>>(
+        &mut self,
+        mut op: Op,
+        body: &Body,
+        make_durable: impl FnOnce(&File) -> Result<(), E>,
+    ) -> Result<Op, E> {
         op.seq = self.last_seq() + 1;
         let body_json = serde_json::to_string(body).map_err(io::Error::other)?;
         let header = Header {
@@ -289,7 +297,7 @@ impl OpLog {
         line.push_str(&body_json);
         line.push('\n');
         (&self.current.file).write_all(line.as_bytes())?;
-        self.current.file.sync_data()?;
+        make_durable(&self.current.file)?;
         let segment = &mut self.current;
         // Whatever was read decided the seq: a log with no op yet starts at 1.
         segment.base_known = true;
@@ -384,6 +392,12 @@ impl OpLog {
 
     pub fn last_seq(&self) -> u64 {
         self.current.last_seq()
+    }
+
+    /// Makes what has been written to the log durable with `make_durable` (which fsyncs it with
+    /// other files): what settling an op another process appended needs before its pages.
+    pub fn sync_with<E>(&self, make_durable: impl FnOnce(&File) -> Result<(), E>) -> Result<(), E> {
+        make_durable(&self.current.file)
     }
 
     /// Rotates at `bytes` instead of the default (tests make many rotations cheaply).
@@ -496,13 +510,22 @@ mod tests {
                 }),
             }],
         };
-        assert_eq!(log.append(op("page.create", true), &body).unwrap().seq, 1);
-        log.append(op("journal.create", false), &Body::default())
-            .unwrap();
+        assert_eq!(
+            log.append(op("page.create", true), &body, File::sync_data)
+                .unwrap()
+                .seq,
+            1
+        );
+        log.append(
+            op("journal.create", false),
+            &Body::default(),
+            File::sync_data,
+        )
+        .unwrap();
         assert_eq!(log.undo_top(), Some(1));
         let mut undo = op("undo", false);
         undo.undoes = Some(1);
-        log.append(undo, &Body::default()).unwrap();
+        log.append(undo, &Body::default(), File::sync_data).unwrap();
         assert_eq!((log.undo_top(), log.redo_top()), (None, Some(1)));
 
         let mut other = OpLog::open(dir.path()).unwrap();
@@ -526,7 +549,8 @@ mod tests {
     fn a_torn_tail_is_cut_only_when_repairing() {
         let dir = tempfile::tempdir().unwrap();
         let mut log = OpLog::open(dir.path()).unwrap();
-        log.append(op("a", true), &Body::default()).unwrap();
+        log.append(op("a", true), &Body::default(), File::sync_data)
+            .unwrap();
         let good_len = std::fs::metadata(dir.path().join(LOG_FILE)).unwrap().len();
         std::fs::OpenOptions::new()
             .append(true)
@@ -545,7 +569,7 @@ mod tests {
         );
         assert_eq!(
             repairer
-                .append(op("b", true), &Body::default())
+                .append(op("b", true), &Body::default(), File::sync_data)
                 .unwrap()
                 .seq,
             2
@@ -560,17 +584,23 @@ mod tests {
         let mut follower = OpLog::open(dir.path()).unwrap();
         let mut lagging = OpLog::open(dir.path()).unwrap();
 
-        writer.append(op("one", true), &Body::default()).unwrap();
+        writer
+            .append(op("one", true), &Body::default(), File::sync_data)
+            .unwrap();
         assert_eq!(lagging.read_new(false, false).unwrap().ops.len(), 1);
         writer.rotate_if_full().unwrap();
         assert_eq!(follower.read_new(false, false).unwrap().ops.len(), 1);
 
-        writer.append(op("two", true), &Body::default()).unwrap();
+        writer
+            .append(op("two", true), &Body::default(), File::sync_data)
+            .unwrap();
         let read = follower.read_new(false, false).unwrap();
         assert_eq!((read.ops.len(), read.end), (1, ReadEnd::Complete));
         assert_eq!(read.ops[0].0.seq, 2);
         writer.rotate_if_full().unwrap();
-        writer.append(op("three", true), &Body::default()).unwrap();
+        writer
+            .append(op("three", true), &Body::default(), File::sync_data)
+            .unwrap();
 
         // Op 1 went with the second rotation; 2 is in oplog.1, 3 in oplog.
         assert!(writer.get(1).is_err());
@@ -599,7 +629,7 @@ mod tests {
         assert_eq!((fresh.last_seq(), fresh.undo_top()), (3, Some(3)));
         assert_eq!(
             fresh
-                .append(op("four", true), &Body::default())
+                .append(op("four", true), &Body::default(), File::sync_data)
                 .unwrap()
                 .seq,
             4

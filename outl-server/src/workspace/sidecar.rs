@@ -74,10 +74,6 @@ impl Sidecar {
     }
 }
 
-pub fn remove(root: &Path, file: &str) -> std::io::Result<()> {
-    disk::remove_durable(&path(root, file))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

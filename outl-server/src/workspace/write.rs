@@ -17,7 +17,7 @@ use super::load::{self, Origin, Stamp};
 use super::merge;
 use super::model::{Block, Page, PageKind};
 use super::names;
-use super::oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
+use super::oplog::{Body, ChangeContent, Content, Op, OpLog, PageChange, PageVersion};
 use super::sidecar::{self, Sidecar};
 use super::{Workspace, Writer, content_hash, format};
 use crate::outline::{self, Properties};
@@ -715,7 +715,12 @@ impl Workspace {
                 }),
             });
         }
-        let op = w.log.append(op, &body)?;
+        // Steps 4 and 5: the new files are staged in temp files, then one round of fsyncs
+        // makes the log line (the commit point) and them durable together.
+        let writes = stage(&self.root, &op.pages, &body.pages)?;
+        let op = w
+            .log
+            .append(op, &body, |log| writes.sync(Some(log)).map_err(failed))?;
 
         // The op is committed: memory follows it even if a page write below fails (the next
         // write, or the next open, settles the disk from the log).
@@ -736,10 +741,8 @@ impl Workspace {
             }
         }
 
-        // Step 5: the pages and their sidecars.
-        for (change, content) in op.pages.iter().zip(&body.pages) {
-            settle_page(&self.root, change, content)?;
-        }
+        // The renames, and a second round of fsyncs for the folders that hold them.
+        writes.apply().map_err(failed)?;
         w.settled = op.seq;
         if let Err(e) = w.log.rotate_if_full() {
             // The op is written; the log only grows on until a later write rotates it.
@@ -849,35 +852,82 @@ fn rename_in_blocks(blocks: &mut [Block], old_name: &str, new_name: &str) {
     }
 }
 
-/// Makes one page of a logged op true on disk (step 5 when writing, step 6 after a crash):
-/// rolls the file forward if it still has its before-state, rewrites a stale sidecar, and
-/// leaves a file that matches neither (edited outside outl) alone.
-pub(super) fn settle_page(
+/// What a staged step of an op's writes is for: the start of the error its failure gives.
+#[derive(Debug, Clone)]
+struct Target {
+    what: &'static str,
+    file: String,
+}
+
+type Writes = disk::Batch<Target>;
+
+fn target(what: &'static str, file: &str) -> Target {
+    Target {
+        what,
+        file: file.to_string(),
+    }
+}
+
+fn failed(failure: disk::Failure<Target>) -> Error {
+    match failure.tag {
+        Some(target) => io_error(target.what, &target.file, failure.error),
+        None => failure.error.into(),
+    }
+}
+
+/// Makes a logged op true on disk after a crash (step 6): its pages as in [`stage`], with the
+/// log synced beside them, since the process that appended the op may have died before its
+/// line was durable, and no page may get ahead of the log.
+pub(super) fn settle(root: &Path, log: &OpLog, op: &Op, body: &Body) -> Result<(), Error> {
+    let writes = stage(root, &op.pages, &body.pages)?;
+    if writes.is_empty() {
+        return Ok(());
+    }
+    log.sync_with(|log| writes.sync(Some(log)).map_err(failed))?;
+    writes.apply().map_err(failed)
+}
+
+/// Stages what makes the pages of an op true on disk, for each page: rolls its file forward
+/// if it still has its before-state (removing the file the op moved away from), rewrites a
+/// stale sidecar, and leaves a file that matches neither (edited outside outl) alone. Each
+/// page sees the disk as the pages staged before it leave it.
+fn stage(root: &Path, changes: &[PageChange], contents: &[ChangeContent]) -> Result<Writes, Error> {
+    let mut writes = Writes::new(Durability::Durable);
+    for (change, content) in changes.iter().zip(contents) {
+        stage_page(root, change, content, &mut writes)?;
+    }
+    Ok(writes)
+}
+
+fn stage_page(
     root: &Path,
     change: &PageChange,
     content: &ChangeContent,
+    writes: &mut Writes,
 ) -> Result<(), Error> {
-    let hash_of = |file: &str| -> Result<Option<String>, Error> {
-        match std::fs::read(root.join(file)) {
-            Ok(bytes) => Ok(Some(content_hash(&bytes))),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(io_error("cannot read", file, e)),
-        }
+    let hash_of = |writes: &Writes, file: &str| -> Result<Option<String>, Error> {
+        staged_or_on_disk(writes, &root.join(file))
+            .map(|bytes| bytes.map(|bytes| content_hash(&bytes)))
+            .map_err(|e| io_error("cannot read", file, e))
     };
     // The file the op moved away from (a rename, a delete).
     if let Some(before) = &change.before
         && change.after.as_ref().is_none_or(|a| a.file != before.file)
-        && hash_of(&before.file)?.as_deref() == Some(before.hash.as_str())
+        && hash_of(writes, &before.file)?.as_deref() == Some(before.hash.as_str())
     {
-        disk::remove_durable(&root.join(&before.file))
-            .map_err(|e| io_error("cannot remove", &before.file, e))?;
-        sidecar::remove(root, &before.file)
-            .map_err(|e| io_error("cannot remove the sidecar of", &before.file, e))?;
+        writes.remove(
+            &root.join(&before.file),
+            target("cannot remove", &before.file),
+        );
+        writes.remove(
+            &sidecar::path(root, &before.file),
+            target("cannot remove the sidecar of", &before.file),
+        );
     }
     let (Some(after), Some(after_content)) = (&change.after, &content.after) else {
         return Ok(());
     };
-    let on_disk = hash_of(&after.file)?;
+    let on_disk = hash_of(writes, &after.file)?;
     let still_before = match &change.before {
         Some(before) if before.file == after.file => {
             on_disk.as_deref() == Some(before.hash.as_str())
@@ -885,16 +935,21 @@ pub(super) fn settle_page(
         _ => on_disk.is_none(),
     };
     if still_before {
-        disk::write_atomic(
-            &root.join(&after.file),
-            after_content.md.as_bytes(),
-            Durability::Durable,
-        )
-        .map_err(|e| io_error("cannot write", &after.file, e))?;
+        writes
+            .replace(
+                &root.join(&after.file),
+                after_content.md.as_bytes().to_vec(),
+                target("cannot write", &after.file),
+            )
+            .map_err(failed)?;
     } else if on_disk.as_deref() != Some(after.hash.as_str()) {
         return Ok(());
     }
-    let sidecar_current = Sidecar::read(root, &after.file)
+    let sidecar_path = sidecar::path(root, &after.file);
+    let sidecar_current = staged_or_on_disk(writes, &sidecar_path)
+        .ok()
+        .flatten()
+        .and_then(|bytes| Sidecar::decode(std::str::from_utf8(&bytes).ok()?))
         .is_some_and(|s| s.hash == after.hash && s.ids == after_content.ids);
     if !sidecar_current {
         let sidecar = Sidecar {
@@ -902,9 +957,145 @@ pub(super) fn settle_page(
             ids: after_content.ids.clone(),
             base: after_content.md.clone(),
         };
-        sidecar
-            .write(root, &after.file, Durability::Durable)
-            .map_err(|e| io_error("cannot write the sidecar of", &after.file, e))?;
+        writes
+            .replace(
+                &sidecar_path,
+                sidecar.encode().into_bytes(),
+                target("cannot write the sidecar of", &after.file),
+            )
+            .map_err(failed)?;
     }
     Ok(())
+}
+
+/// What `path` holds once `writes` are applied: its staged content, else what is on disk
+/// (`None`: no such file).
+fn staged_or_on_disk<'a>(
+    writes: &'a Writes,
+    path: &Path,
+) -> std::io::Result<Option<Cow<'a, [u8]>>> {
+    match writes.staged(path) {
+        Some(staged) => Ok(staged.map(Cow::Borrowed)),
+        None => match std::fs::read(path) {
+            Ok(bytes) => Ok(Some(Cow::Owned(bytes))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use super::super::disk::trace::{self, Event};
+    use super::super::{Workspace, sidecar};
+
+    fn workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("pages")).unwrap();
+        fs::write(dir.path().join("pages/Bob.md"), "- one\n- two\n").unwrap();
+        fs::write(dir.path().join("pages/Ann.md"), "- three\n").unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    fn update_bob(ws: &Workspace, text: &str) {
+        ws.edit("block.update", &["bob"], |pages| {
+            pages[0].blocks[0].text = text.into();
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    /// Checks that `events` are one page replaced: its temp files written, one round of fsyncs
+    /// for them and the log line, the renames, one round for the two folders.
+    fn assert_replaced_in_two_rounds(root: &Path, file: &str, events: &[Event]) {
+        let [
+            Event::Wrote(page_temp),
+            Event::Wrote(sidecar_temp),
+            Event::Synced {
+                also: true,
+                paths: synced,
+            },
+            Event::Renamed(page),
+            Event::Renamed(sidecar),
+            Event::Synced {
+                also: false,
+                paths: dirs,
+            },
+        ] = events
+        else {
+            panic!("{events:#?}");
+        };
+        let page_path = root.join(file);
+        let sidecar_path = sidecar::path(root, file);
+        assert_eq!(synced, &[page_temp.clone(), sidecar_temp.clone()]);
+        assert_eq!(page_temp.parent(), page_path.parent());
+        assert_eq!(sidecar_temp.parent(), sidecar_path.parent());
+        assert_eq!((page, sidecar), (&page_path, &sidecar_path));
+        let mut expected: Vec<PathBuf> = [&sidecar_path, &page_path]
+            .iter()
+            .filter_map(|p| p.parent().map(Path::to_path_buf))
+            .collect();
+        expected.sort();
+        assert_eq!(dirs, &expected);
+    }
+
+    #[test]
+    fn a_write_renames_only_after_its_log_line_is_durable_and_waits_two_rounds() {
+        let (_dir, ws) = workspace();
+        let root = ws.root().to_path_buf();
+        trace::take();
+        update_bob(&ws, "changed");
+        assert_replaced_in_two_rounds(&root, "pages/Bob.md", &trace::take());
+
+        ws.delete_page("ann").unwrap();
+        assert_eq!(
+            trace::take(),
+            [
+                // The log line alone, then the removals.
+                Event::Synced {
+                    also: true,
+                    paths: vec![],
+                },
+                Event::Removed(root.join("pages/Ann.md")),
+                Event::Removed(sidecar::path(&root, "pages/Ann.md")),
+                Event::Synced {
+                    also: false,
+                    paths: vec![
+                        sidecar::path(&root, "pages/Ann.md")
+                            .parent()
+                            .unwrap()
+                            .to_path_buf(),
+                        root.join("pages"),
+                    ],
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn settling_after_a_crash_syncs_the_log_with_the_pages_before_renaming() {
+        let (dir, ws) = workspace();
+        let page = dir.path().join("pages/Bob.md");
+        let sidecar = sidecar::path(ws.root(), "pages/Bob.md");
+        let (page_before, sidecar_before) = (fs::read(&page).unwrap(), fs::read(&sidecar).unwrap());
+        update_bob(&ws, "rolled forward");
+        let page_after = fs::read(&page).unwrap();
+        drop(ws);
+        // As if the process died after its log line was written: page and sidecar are old.
+        fs::write(&page, page_before).unwrap();
+        fs::write(&sidecar, sidecar_before).unwrap();
+        trace::take();
+        let ws = Workspace::open(dir.path()).unwrap();
+        assert_replaced_in_two_rounds(ws.root(), "pages/Bob.md", &trace::take());
+        assert_eq!(fs::read(&page).unwrap(), page_after);
+
+        // Settled: opening again writes nothing.
+        drop(ws);
+        Workspace::open(dir.path()).unwrap();
+        assert_eq!(trace::take(), []);
+    }
 }
