@@ -75,7 +75,6 @@ impl SharedWorkspace {
                 match &opened {
                     Ok(workspace) => tracing::info!(
                         root = %workspace.root().display(),
-                        pages = workspace.snapshot().page_count(),
                         elapsed = ?begun.elapsed(),
                         "workspace open"
                     ),
