@@ -812,7 +812,7 @@ const SNIPPET_CONTEXT: usize = 40;
 
 /// Bits of a posting that hold the term's count in the block.
 const TF_BITS: u32 = 4;
-/// The largest count a posting holds; a larger one is kept in [`Search::long_tf`].
+/// The largest count a posting holds; a larger one is in [`Search::long_tf`].
 const TF_PACKED_MAX: u32 = (1 << TF_BITS) - 1;
 /// Blocks numbered from here on are left out of the search: the number must fit in a posting
 /// beside the count, and so many blocks would take tens of gigabytes of memory first.
@@ -824,7 +824,7 @@ struct Search {
     /// Per term, its postings `block << TF_BITS | count` (the count capped at
     /// [`TF_PACKED_MAX`]), sorted by block number.
     postings: FxHashMap<CompactString, Vec<u32>>,
-    /// By block number, the terms it holds [`TF_PACKED_MAX`] times or more, with their count.
+    /// By block number, the terms it holds more than [`TF_PACKED_MAX`] times, with their count.
     long_tf: FxHashMap<u32, Vec<(CompactString, u32)>>,
     /// By block number, its number of tokens.
     lens: Vec<u32>,
@@ -855,18 +855,41 @@ pub struct SearchHit {
 pub fn tokens(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
     token_spans(text).map(|(start, end)| {
         let token = &text[start..end];
-        if token.is_ascii() {
-            if token.bytes().any(|b| b.is_ascii_uppercase()) {
-                Cow::Owned(token.to_ascii_lowercase())
-            } else {
-                Cow::Borrowed(token)
-            }
-        } else if token.chars().any(char::is_uppercase) {
+        if has_uppercase(token) {
             Cow::Owned(token.to_lowercase())
         } else {
             Cow::Borrowed(token)
         }
     })
+}
+
+/// Calls `f` with each token of a text, lowercased in a buffer that serves every token.
+fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
+    let mut lowercased = String::new();
+    for (start, end) in token_spans(text) {
+        let token = &text[start..end];
+        if has_uppercase(token) {
+            if token.is_ascii() {
+                lowercased.clear();
+                lowercased.push_str(token);
+                lowercased.make_ascii_lowercase();
+            } else {
+                // As `tokens` lowercases it (a final sigma is not the one `char` gives).
+                lowercased = token.to_lowercase();
+            }
+            f(&lowercased);
+        } else {
+            f(token);
+        }
+    }
+}
+
+fn has_uppercase(token: &str) -> bool {
+    if token.is_ascii() {
+        token.bytes().any(|b| b.is_ascii_uppercase())
+    } else {
+        token.chars().any(char::is_uppercase)
+    }
 }
 
 /// Byte spans of the runs of alphanumeric characters (ASCII bytes are read without decoding).
@@ -904,21 +927,6 @@ fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// Each distinct token of a text with its count, and the number of tokens.
-fn term_counts(text: &str) -> (Vec<(Cow<'_, str>, u32)>, u32) {
-    let mut all: Vec<Cow<'_, str>> = tokens(text).collect();
-    let len = all.len() as u32;
-    all.sort_unstable();
-    let mut counts: Vec<(Cow<'_, str>, u32)> = Vec::with_capacity(all.len());
-    for token in all {
-        match counts.last_mut() {
-            Some((last, n)) if *last == token => *n += 1,
-            _ => counts.push((token, 1)),
-        }
-    }
-    (counts, len)
-}
-
 fn posting_block(posting: u32) -> u32 {
     posting >> TF_BITS
 }
@@ -928,25 +936,36 @@ impl Search {
         if n >= SEARCHABLE_BLOCKS {
             return;
         }
-        let (counts, len) = term_counts(text);
-        for (term, tf) in counts {
-            let posting = n << TF_BITS | tf.min(TF_PACKED_MAX);
-            let list = keyed_list(&mut self.postings, &term);
-            // Blocks mostly take the highest number yet: appending is the common case.
-            match list.last() {
-                Some(&last) if last > posting => {
-                    let at = list.partition_point(|&p| p < posting);
-                    list.insert(at, posting);
+        let mut len = 0;
+        for_each_token(text, |term| {
+            len += 1;
+            let list = match self.postings.get_mut(term) {
+                Some(list) => list,
+                None => self.postings.entry(term.into()).or_default(),
+            };
+            // Blocks mostly take the highest number yet: the block's posting, if the term
+            // has come already, is then the last.
+            let at = match list.last() {
+                Some(&last) if posting_block(last) >= n => {
+                    list.partition_point(|&p| posting_block(p) < n)
                 }
-                _ => list.push(posting),
+                _ => list.len(),
+            };
+            match list.get_mut(at) {
+                Some(posting) if posting_block(*posting) == n => {
+                    if *posting & TF_PACKED_MAX < TF_PACKED_MAX {
+                        *posting += 1;
+                    } else {
+                        let terms = self.long_tf.entry(n).or_default();
+                        match terms.iter_mut().find(|(t, _)| t == term) {
+                            Some((_, tf)) => *tf += 1,
+                            None => terms.push((term.into(), TF_PACKED_MAX + 1)),
+                        }
+                    }
+                }
+                _ => list.insert(at, n << TF_BITS | 1),
             }
-            if tf >= TF_PACKED_MAX {
-                self.long_tf
-                    .entry(n)
-                    .or_default()
-                    .push((CompactString::from(&*term), tf));
-            }
-        }
+        });
         let at = n as usize;
         if self.lens.len() <= at {
             self.lens.resize(at + 1, 0);
@@ -960,17 +979,17 @@ impl Search {
         if n >= SEARCHABLE_BLOCKS {
             return;
         }
-        let (counts, _) = term_counts(text);
-        for (term, _) in counts {
-            if let Some(list) = self.postings.get_mut(&*term) {
+        for_each_token(text, |term| {
+            if let Some(list) = self.postings.get_mut(term) {
+                // A term's later tokens find its posting gone already.
                 if let Ok(at) = list.binary_search_by_key(&n, |&p| posting_block(p)) {
                     list.remove(at);
                 }
                 if list.is_empty() {
-                    self.postings.remove(&*term);
+                    self.postings.remove(term);
                 }
             }
-        }
+        });
         self.long_tf.remove(&n);
         if let Some(len) = self.lens.get_mut(n as usize) {
             self.total_len = self
@@ -1143,4 +1162,315 @@ fn snippet(text: &str, terms: &[String]) -> String {
         out.push('…');
     }
     out.replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::format;
+    use crate::workspace::model::PageKind;
+
+    /// A page from markdown, its blocks' ids `<prefix>0`, `<prefix>1`, … in document order.
+    fn page(name: &str, md: &str, id_prefix: &str) -> Page {
+        let (properties, mut blocks) = format::parse(md);
+        let mut next = 0;
+        fn give_ids(blocks: &mut [Block], prefix: &str, next: &mut usize) {
+            for block in blocks {
+                block.id = format!("{prefix}{next}");
+                *next += 1;
+                give_ids(&mut block.children, prefix, next);
+            }
+        }
+        give_ids(&mut blocks, id_prefix, &mut next);
+        Page {
+            slug: slug(name),
+            name: name.to_string(),
+            kind: PageKind::Page,
+            file: format!("pages/{name}.md"),
+            properties,
+            blocks,
+            updated: 0,
+            hash: String::new(),
+        }
+    }
+
+    /// Everything the index answers, by page slug and block id (not by number), in the
+    /// order it answers it.
+    fn observable(index: &Index) -> String {
+        let mut out = String::new();
+        let holders = |list: &Holders| index.holders(Some(list));
+        let keyed = |map: &FxHashMap<CompactString, Holders>| {
+            let map: BTreeMap<&str, Vec<Holder>> = map
+                .iter()
+                .map(|(key, list)| (key.as_str(), holders(list)))
+                .collect();
+            format!("{map:?}\n")
+        };
+        out += &keyed(&index.lists.backlinks);
+        out += &keyed(&index.lists.tags);
+        out += &keyed(&index.lists.block_refs);
+        for (marker, list) in &index.lists.tasks {
+            out += &format!("{marker:?} {:?}\n", holders(list));
+        }
+        let properties: BTreeMap<&str, String> = index
+            .lists
+            .properties
+            .iter()
+            .map(|(key, values)| (key.as_str(), keyed(values)))
+            .collect();
+        out += &format!("{properties:?}\n");
+        let outgoing: BTreeMap<&str, Vec<&str>> = index
+            .lists
+            .outgoing
+            .keys()
+            .map(|&p| {
+                let slug = index.tables.slugs.name(p);
+                (slug, index.links(slug))
+            })
+            .collect();
+        out += &format!("{outgoing:?}\n");
+        let search = &index.lists.search;
+        let postings: BTreeMap<&str, BTreeMap<(&str, &str), u32>> = search
+            .postings
+            .iter()
+            .map(|(term, list)| {
+                assert!(list.is_sorted(), "postings of {term:?} out of order");
+                let blocks = list
+                    .iter()
+                    .map(|&p| {
+                        let n = posting_block(p);
+                        let names = index.tables.block_names(n).expect("a live block");
+                        (names, search.tf(n, term, p))
+                    })
+                    .collect();
+                (term.as_str(), blocks)
+            })
+            .collect();
+        out += &format!("{postings:?}\n");
+        let lens: BTreeMap<(&str, &str), u32> = index
+            .tables
+            .block_pages
+            .iter()
+            .enumerate()
+            .filter(|&(_, &p)| p != NO_PAGE)
+            .map(|(n, _)| {
+                let n = n as u32;
+                (
+                    index.tables.block_names(n).expect("a live block"),
+                    search.lens[n as usize],
+                )
+            })
+            .collect();
+        out += &format!("{lens:?} {} {}\n", search.total_len, search.live);
+        let long_tf: usize = search.long_tf.values().map(Vec::len).sum();
+        out += &format!("{long_tf} counts above the packed maximum\n");
+        out += &format!("{} block ids\n", index.block_count());
+        out
+    }
+
+    /// Pages that put something into every part of the index, some text repeated across
+    /// pages so that scores tie.
+    fn sample_pages() -> Vec<Page> {
+        (0..40)
+            .map(|i| {
+                let md = format!(
+                    "tags:: t{}, [[Shared]]\nalias:: other {i}\n\n- TODO call [[Page {}]] about #topic{} and ((p{}x0))\n\t- child text Naïve ΣΟΦΟΣ {}\n\t  prio:: p{}\n- DONE word{} shared words {}\n- same text in every page\n",
+                    i % 3,
+                    (i * 7) % 40,
+                    i % 5,
+                    (i + 1) % 40,
+                    "again ".repeat(i % 20),
+                    i % 4,
+                    i % 6,
+                    "budget ".repeat(i % 18),
+                );
+                page(&format!("Page {i}"), &md, &format!("p{i}x"))
+            })
+            .collect()
+    }
+
+    fn text_in<'a>(pages: &'a [Page]) -> impl Fn(&str, &str) -> Option<&'a str> {
+        |slug, id| {
+            let page = pages.iter().find(|p| p.slug == slug)?;
+            Some(page.find_block(id)?.1.text.as_str())
+        }
+    }
+
+    #[test]
+    fn updates_leave_the_index_that_a_bulk_build_of_the_final_pages_gives() {
+        let mut pages = sample_pages();
+        let mut index = Index::default();
+        // Out of slug order, so that holders land between others.
+        for page in pages.iter().rev() {
+            index.update(None, Some(page));
+        }
+        // Edit a page (new texts, a removed block), move a block id to another page, drop a
+        // page, add one, and edit one twice.
+        let edited = page(
+            "Page 3",
+            "- DONE call [[page 9]] #topic1 budget budget budget\n- brand new block\n",
+            "p3y",
+        );
+        index.update(Some(&pages[3]), Some(&edited));
+        pages[3] = edited;
+        let mut taker = pages[5].clone();
+        taker
+            .blocks
+            .push(page("x", "- moved here", "p6x").blocks.remove(0));
+        let mut giver = pages[6].clone();
+        giver.blocks.remove(0);
+        index.update(Some(&pages[5]), Some(&taker));
+        index.update(Some(&pages[6]), Some(&giver));
+        (pages[5], pages[6]) = (taker, giver);
+        index.update(Some(&pages[10]), None);
+        pages.remove(10);
+        let added = page("Zeta", "- links to [[Page 1]] and #Shared\n", "z");
+        index.update(None, Some(&added));
+        pages.push(added);
+        for text in ["first edit", "second edit #topic2 again again"] {
+            let edited = page("Page 20", &format!("- {text}\n"), "p20z");
+            index.update(Some(&pages[19]), Some(&edited));
+            pages[19] = edited;
+        }
+
+        let all: Vec<&Page> = pages.iter().collect();
+        let built = Index::build(&all);
+        assert_eq!(observable(&index), observable(&built));
+        for query in [
+            "budget",
+            "same text",
+            "\"shared words\"",
+            "again budget",
+            "σοφος",
+        ] {
+            let text = text_in(&pages);
+            assert_eq!(
+                index.search(query, 0, usize::MAX, &text),
+                built.search(query, 0, usize::MAX, &text),
+                "{query}"
+            );
+        }
+        // Removing every page leaves nothing behind.
+        for page in &pages {
+            index.update(Some(page), None);
+        }
+        assert_eq!(observable(&index), observable(&Index::default()));
+        assert!(index.tables.slugs.names.iter().all(CompactString::is_empty));
+    }
+
+    #[test]
+    fn holders_are_in_slug_and_document_order() {
+        let pages = sample_pages();
+        let mut index = Index::default();
+        for page in pages.iter().rev() {
+            index.update(None, Some(page));
+        }
+        let shared = index.tagged("shared");
+        assert_eq!(shared.len(), 40);
+        assert!(shared.windows(2).all(|w| w[0].slug < w[1].slug));
+        let page_7 = Holder {
+            slug: "page 7".into(),
+            block: None,
+        };
+        assert!(shared.contains(&page_7));
+        let todo = index.tasks(TaskMarker::Todo);
+        assert!(todo.windows(2).all(|w| w[0].slug < w[1].slug));
+        assert_eq!(index.links("page 0"), ["t0", "shared", "other 0", "topic0"]);
+        assert_eq!(index.linking_pages("shared").len(), 40);
+    }
+
+    #[test]
+    fn a_page_of_hits_is_that_slice_of_all_hits_in_full_order() {
+        let pages = sample_pages();
+        let all: Vec<&Page> = pages.iter().collect();
+        let index = Index::build(&all);
+        let text = text_in(&pages);
+        for query in [
+            "same text",
+            "budget",
+            "words",
+            "\"shared words\"",
+            "call topic1",
+        ] {
+            let every = index.search(query, 0, usize::MAX, &text);
+            assert_eq!(every.total, every.hits.len());
+            assert!(every.total > 0, "{query}");
+            let mut sorted = every.hits.clone();
+            sorted.sort_by(|a, b| {
+                b.score
+                    .total_cmp(&a.score)
+                    .then_with(|| a.slug.cmp(&b.slug))
+                    .then_with(|| a.block.cmp(&b.block))
+            });
+            assert_eq!(sorted, every.hits, "{query}");
+            for offset in [0, 1, 5, every.total - 1, every.total, every.total + 3] {
+                for limit in [1, 2, 7, 50] {
+                    let page = index.search(query, offset, limit, &text);
+                    let from = offset.min(every.total);
+                    let to = offset.saturating_add(limit).min(every.total);
+                    assert_eq!(page.hits, every.hits[from..to], "{query} {offset} {limit}");
+                    assert_eq!(page.total, every.total);
+                }
+            }
+        }
+        // Ties (the same text on every page) go by slug, then id.
+        let ties = index.search("same text", 0, 3, &text);
+        let slugs: Vec<&str> = ties.hits.iter().map(|h| h.slug.as_str()).collect();
+        assert_eq!(slugs, ["page 0", "page 1", "page 10"]);
+    }
+
+    #[test]
+    fn counts_above_the_packed_maximum_are_kept_exactly() {
+        let md = format!(
+            "- {}\n- {}\n- {}\n",
+            "word ".repeat(15),
+            "word ".repeat(16),
+            "Word ".repeat(40)
+        );
+        let pages = [page("Counts", &md, "c")];
+        let mut index = Index::default();
+        index.update(None, Some(&pages[0]));
+        let search = &index.lists.search;
+        let list = &search.postings["word"];
+        let counts: Vec<u32> = list
+            .iter()
+            .map(|&p| search.tf(posting_block(p), "word", p))
+            .collect();
+        assert_eq!(counts, [15, 16, 40]);
+        // BM25 grows with the count: 40 beats 16 beats 15 though the blocks are longer.
+        let hits = index.search("word", 0, 3, text_in(&pages));
+        let ids: Vec<&str> = hits.hits.iter().map(|h| h.block.as_str()).collect();
+        assert_eq!(ids, ["c2", "c1", "c0"]);
+        index.update(Some(&pages[0]), None);
+        assert!(index.lists.search.long_tf.is_empty());
+    }
+
+    #[test]
+    fn a_block_id_on_two_pages_is_found_on_the_newer_until_that_one_goes() {
+        let older = page("Older", "- text\n", "same");
+        let newer = page("Newer", "- text\n", "same");
+        let mut index = Index::default();
+        index.update(None, Some(&older));
+        index.update(None, Some(&newer));
+        assert_eq!(index.page_of_block("same0"), Some("newer"));
+        assert_eq!(index.block_count(), 1);
+        index.update(Some(&older), None);
+        assert_eq!(index.page_of_block("same0"), Some("newer"));
+        index.update(Some(&newer), None);
+        assert_eq!(index.page_of_block("same0"), None);
+        assert_eq!(index.block_count(), 0);
+    }
+
+    #[test]
+    fn tokens_are_lowercased_alike_for_the_index_and_for_queries() {
+        let text = "Naïve ΣΟΦΟΣ, CAFÉ-au-lait x2 ǅemal";
+        let mut indexed = Vec::new();
+        for_each_token(text, |t| indexed.push(t.to_string()));
+        let queried: Vec<String> = tokens(text).map(Cow::into_owned).collect();
+        assert_eq!(indexed, queried);
+        assert_eq!(
+            queried,
+            ["naïve", "σοφος", "café", "au", "lait", "x2", "ǅemal"]
+        );
+    }
 }
