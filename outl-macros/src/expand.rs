@@ -96,7 +96,12 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
             },
             quote! {
                 #[cfg(debug_assertions)]
-                #rt::checks::assert_args_returned(#name, &[#(#arg_drops),*], &sent, &data);
+                #rt::checks::assert_args_returned(
+                    #name,
+                    &[#(#arg_drops),*],
+                    &sent,
+                    &#rt::output_to_value(#name, &output)?,
+                );
             },
         )
     };
@@ -191,12 +196,18 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
                 ws: &::outl_server::workspace::Workspace,
                 args: #rt::Value,
             ) -> ::core::result::Result<#rt::Value, ::outl_server::Error> {
+                <Self as #rt::Tool>::reply(ws, args)?.data()
+            }
+
+            fn reply(
+                ws: &::outl_server::workspace::Workspace,
+                args: #rt::Value,
+            ) -> ::core::result::Result<#rt::Reply, ::outl_server::Error> {
                 #record_sent
                 let args: #args = #rt::decode_args(<Self as #rt::Tool>::input_schema(), args)?;
                 let output = #fn_ident(ws, args).map_err(::core::convert::Into::<::outl_server::Error>::into)?;
-                let data = #rt::output_to_value(#name, &output)?;
                 #check_sent
-                ::core::result::Result::Ok(data)
+                ::core::result::Result::Ok(#rt::Reply::new(#name, <Self as #rt::Tool>::SPEC.payload, output))
             }
         }
 

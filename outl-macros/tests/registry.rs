@@ -1,7 +1,7 @@
 //! The definitions `#[tool]` and `registry!` generate, checked through the runtime API.
 
 use outl_macros::{ToolFields, registry, tool};
-use outl_server::mcp::registry::{Annotations, Drop, Justification, NoArgs, Payload, Reply, Tool};
+use outl_server::mcp::registry::{Annotations, Drop, Justification, NoArgs, Payload, Tool};
 use outl_server::workspace::Workspace;
 use outl_server::{Error, ErrorCode};
 use schemars::JsonSchema;
@@ -176,23 +176,21 @@ fn dispatch_returns_the_payload_kind_with_the_data() {
     let (_dir, ws) = ws();
     let reply = TOOLS
         .call(&ws, "page_render", json!({ "slug": "Home" }))
-        .expect("known tool");
+        .expect("known tool")
+        .expect("a reply");
+    assert_eq!(reply.payload, Payload::Markdown { field: "md" });
     assert_eq!(
-        reply,
-        Ok(Reply {
-            payload: Payload::Markdown { field: "md" },
-            data: json!({ "slug": "Home", "md": "# Home\n" })
-        })
+        reply.data(),
+        Ok(json!({ "slug": "Home", "md": "# Home\n" }))
     );
     let reply = TOOLS
         .call(&ws, "daily_today", Value::Null)
-        .expect("known tool");
+        .expect("known tool")
+        .expect("a reply");
+    assert_eq!(reply.payload, Payload::Json);
     assert_eq!(
-        reply,
-        Ok(Reply {
-            payload: Payload::Json,
-            data: json!({ "date": "2026-05-01", "md": "- hello\n" })
-        })
+        reply.data(),
+        Ok(json!({ "date": "2026-05-01", "md": "- hello\n" }))
     );
     assert!(TOOLS.call(&ws, "no_such_tool", json!({})).is_none());
 }
@@ -207,7 +205,7 @@ fn a_handler_error_is_the_reply_error() {
             json!({ "slug": "missing", "mode": "trash" }),
         )
         .expect("known tool");
-    assert_eq!(reply.map_err(|e| e.code), Err(ErrorCode::PageNotFound));
+    assert_eq!(reply.err().map(|e| e.code), Some(ErrorCode::PageNotFound));
 }
 
 #[test]

@@ -3,9 +3,11 @@
 //! read returning blocks shares.
 
 use chrono::{DateTime, SecondsFormat};
-use serde::Serialize;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 use serde_json::json;
 
+use crate::mcp::payload;
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker, Token};
 use crate::workspace::{Block, Page, PageKind, Workspace};
 use crate::{Error, ErrorCode};
@@ -14,10 +16,12 @@ use crate::{Error, ErrorCode};
 /// `id` is the node's id.
 const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 
-/// One block of a page as handlers return it. On the MCP wire `tokens` is always pruned, and
-/// `todo: null`, `collapsed: false` and empty `properties` are pruned as noise
-/// (`mcp::payload`); `outl call` shows every field.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// One block of a page as handlers return it. It serializes with `tokens`, `text` tokenized
+/// for renderers (their sources, joined, are `text`), between `properties` and `children`. On
+/// the MCP wire `tokens` is always pruned, and `todo: null`, `collapsed: false` and empty
+/// `properties` are pruned as noise (`mcp::payload`), so the tokens are computed only when
+/// they are serialized for another reader; `outl call` shows every field.
+#[derive(Debug, Clone, PartialEq)]
 pub struct OutlineNode {
     /// The block id: what every block-targeting tool takes.
     pub id: String,
@@ -29,16 +33,10 @@ pub struct OutlineNode {
     pub collapsed: bool,
     /// The block's properties, without `collapsed` and `id`.
     pub properties: Properties,
-    /// `text` tokenized for renderers (their sources, joined, are `text`).
-    pub tokens: Vec<Token>,
     pub children: Vec<OutlineNode>,
-    /// How many children a `depth` limit left out (`children` is empty then).
-    #[serde(skip_serializing_if = "is_zero")]
+    /// How many children a `depth` limit left out (`children` is empty then; not serialized
+    /// when zero).
     pub children_omitted: usize,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
 }
 
 impl OutlineNode {
@@ -55,7 +53,6 @@ impl OutlineNode {
         };
         OutlineNode {
             id: block.id.clone(),
-            tokens: outline::tokenize(&text),
             text,
             todo,
             collapsed: is_collapsed(block),
@@ -63,6 +60,32 @@ impl OutlineNode {
             children,
             children_omitted,
         }
+    }
+
+    /// `text` tokenized for renderers.
+    pub fn tokens(&self) -> Vec<Token> {
+        outline::tokenize(&self.text)
+    }
+}
+
+impl Serialize for OutlineNode {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let tokens = (!payload::projecting()).then(|| self.tokens());
+        let fields = 6 + usize::from(tokens.is_some()) + usize::from(self.children_omitted != 0);
+        let mut node = serializer.serialize_struct("OutlineNode", fields)?;
+        node.serialize_field("id", &self.id)?;
+        node.serialize_field("text", &self.text)?;
+        node.serialize_field("todo", &self.todo)?;
+        node.serialize_field("collapsed", &self.collapsed)?;
+        node.serialize_field("properties", &self.properties)?;
+        if let Some(tokens) = &tokens {
+            node.serialize_field("tokens", tokens)?;
+        }
+        node.serialize_field("children", &self.children)?;
+        if self.children_omitted != 0 {
+            node.serialize_field("children_omitted", &self.children_omitted)?;
+        }
+        node.end()
     }
 }
 
@@ -185,7 +208,7 @@ mod tests {
         assert_eq!(node.todo, Some(TaskMarker::Todo));
         assert!(node.collapsed);
         assert_eq!(node.properties.keys().collect::<Vec<_>>(), ["owner"]);
-        assert_eq!(outline::source(&node.tokens), node.text);
+        assert_eq!(outline::source(&node.tokens()), node.text);
     }
 
     #[test]

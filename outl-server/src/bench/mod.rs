@@ -14,7 +14,7 @@ mod latency;
 pub mod prerfc;
 pub mod replies;
 mod rng;
-mod scratch;
+pub(crate) mod scratch;
 mod stats;
 
 use std::path::PathBuf;

@@ -101,7 +101,7 @@ pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
 
 /// The `result` object the server sends for this handler output, as compact JSON.
 fn wire_text(payload: Payload, data: Value) -> String {
-    let mut result = tool_success_payload(&Reply { payload, data });
+    let mut result = tool_success_payload(&Reply::new("outl bench replies", payload, data));
     // rmcp leaves `resultType` (a 2026-07-28 field) out for peers on the protocol versions outl
     // speaks, so it is not part of what is sent.
     result.result_type = None;
@@ -161,7 +161,10 @@ pub fn run(args: &RepliesArgs) -> Result<(), String> {
         }
         used.insert(name, call.arguments.clone());
         let outcome = match tool.call(&ws, call.arguments) {
-            Ok(reply) => Ok(measure(&bpe, tool, reply.data)),
+            Ok(reply) => reply
+                .data()
+                .map(|data| measure(&bpe, tool, data))
+                .map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
         measured.insert(name, outcome);

@@ -154,7 +154,10 @@ fn run_call(args: &CallArgs) -> (Result<Value, Error>, u8) {
         Err((err, status)) => return (Err(err), status),
     };
     match tool.call(&workspace, arguments) {
-        Ok(reply) => (Ok(reply.data), 0),
+        Ok(reply) => match reply.data() {
+            Ok(data) => (Ok(data), 0),
+            Err(err) => (Err(err), EXIT_FAILED),
+        },
         Err(err) if err.code == ErrorCode::InvalidArguments => (Err(err), EXIT_USAGE),
         Err(err) => (Err(err), EXIT_FAILED),
     }

@@ -77,11 +77,65 @@ impl ToolSpec {
     }
 }
 
-/// A successful call before projection: the handler output exactly as the CLI prints it.
-#[derive(Debug, Clone, PartialEq)]
+/// A successful call before projection. The handler's output stays typed until a surface
+/// serializes it, so that each serializes it once and only as far as it sends it: the CLI
+/// prints all of it ([`Reply::data`]), the MCP projection leaves out what RFC 0276 prunes
+/// without computing it (`mcp::payload`).
 pub struct Reply {
     pub payload: Payload,
-    pub data: Value,
+    /// The tool that produced it, for the message of an output that is not JSON.
+    tool: &'static str,
+    output: Box<dyn Output>,
+}
+
+/// A handler output of any type, serialized on demand.
+trait Output: Send {
+    fn to_value(&self) -> serde_json::Result<Value>;
+    fn to_json(&self) -> serde_json::Result<String>;
+}
+
+impl<T: serde::Serialize + Send> Output for T {
+    fn to_value(&self) -> serde_json::Result<Value> {
+        serde_json::to_value(self)
+    }
+
+    fn to_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string(self)
+    }
+}
+
+impl Reply {
+    pub fn new(
+        tool: &'static str,
+        payload: Payload,
+        output: impl serde::Serialize + Send + 'static,
+    ) -> Reply {
+        Reply {
+            payload,
+            tool,
+            output: Box::new(output),
+        }
+    }
+
+    /// The handler's whole output as JSON, exactly as the CLI prints it.
+    pub fn data(&self) -> Result<Value, Error> {
+        self.output.to_value().map_err(|e| not_json(self.tool, e))
+    }
+
+    /// The handler's whole output as compact JSON, written straight from its own type.
+    pub fn compact_json(&self) -> Result<String, Error> {
+        self.output.to_json().map_err(|e| not_json(self.tool, e))
+    }
+}
+
+impl std::fmt::Debug for Reply {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reply")
+            .field("tool", &self.tool)
+            .field("payload", &self.payload)
+            .field("data", &self.data())
+            .finish()
+    }
 }
 
 /// One field of a [`ToolFields`] type, as the compile-time checks see it.
@@ -117,6 +171,12 @@ pub trait Tool {
     fn input_schema() -> &'static Map<String, Value>;
     /// Decode the arguments, run the handler, serialize its whole output.
     fn call(ws: &Workspace, args: Value) -> Result<Value, Error>;
+    /// [`Tool::call`] with the output kept typed, for a surface that sends only part of it
+    /// (`#[tool]` implements it; by default it holds what `call` returns).
+    fn reply(ws: &Workspace, args: Value) -> Result<Reply, Error> {
+        let data = Self::call(ws, args)?;
+        Ok(Reply::new(Self::SPEC.name, Self::SPEC.payload, data))
+    }
 }
 
 /// A [`Tool`] as a value, so that tools of different types share one list.
@@ -124,7 +184,7 @@ pub trait Tool {
 pub struct ToolEntry {
     pub spec: ToolSpec,
     input_schema: fn() -> &'static Map<String, Value>,
-    call: fn(&Workspace, Value) -> Result<Value, Error>,
+    call: fn(&Workspace, Value) -> Result<Reply, Error>,
 }
 
 impl ToolEntry {
@@ -132,7 +192,7 @@ impl ToolEntry {
         ToolEntry {
             spec: T::SPEC,
             input_schema: T::input_schema,
-            call: T::call,
+            call: T::reply,
         }
     }
 
@@ -144,13 +204,9 @@ impl ToolEntry {
         (self.input_schema)()
     }
 
-    /// Run the tool; the reply carries its projection kind with the data.
+    /// Run the tool; the reply carries its projection kind with the output.
     pub fn call(&self, ws: &Workspace, args: Value) -> Result<Reply, Error> {
-        let data = (self.call)(ws, args)?;
-        Ok(Reply {
-            payload: self.spec.payload,
-            data,
-        })
+        (self.call)(ws, args)
     }
 }
 
@@ -227,10 +283,12 @@ pub fn cached_input_schema<A: JsonSchema>(
 
 /// Serialize a handler's whole output; a type that cannot be JSON is a bug, reported as one.
 pub fn output_to_value<T: serde::Serialize>(tool: &str, output: &T) -> Result<Value, Error> {
-    serde_json::to_value(output).map_err(|e| {
-        Error::new(
-            ErrorCode::Internal,
-            format!("{tool}: the handler's output is not JSON: {e}"),
-        )
-    })
+    serde_json::to_value(output).map_err(|e| not_json(tool, e))
+}
+
+fn not_json(tool: &str, e: impl std::fmt::Display) -> Error {
+    Error::new(
+        ErrorCode::Internal,
+        format!("{tool}: the handler's output is not JSON: {e}"),
+    )
 }
