@@ -158,10 +158,8 @@ impl Graph {
 
     /// The `limit` best hits of a full-text search from `offset` on, and how many there are.
     pub fn search_page(&self, query: &str, offset: usize, limit: usize) -> SearchPage {
-        self.index.search(query, offset, limit, |slug, id| {
-            let (_, block) = self.pages.get(slug)?.find_block(id)?;
-            Some(block.text.as_str())
-        })
+        self.index
+            .search(query, offset, limit, |slug| self.pages.get(slug))
     }
 
     pub(super) fn slug_of_file(&self, file: &str) -> Option<&str> {

@@ -224,6 +224,20 @@ impl Tables {
     }
 }
 
+/// The block `position` blocks after the first in document order (`position` is used up).
+fn nth_block<'a>(blocks: &'a [Block], position: &mut usize) -> Option<&'a Block> {
+    for block in blocks {
+        if *position == 0 {
+            return Some(block);
+        }
+        *position -= 1;
+        if let Some(found) = nth_block(&block.children, position) {
+            return Some(found);
+        }
+    }
+    None
+}
+
 fn for_each_block<'a>(blocks: &'a [Block], f: &mut impl FnMut(&'a Block)) {
     for block in blocks {
         f(block);
@@ -744,21 +758,25 @@ impl Index {
 
     /// Full-text search: blocks containing every term of `query` (and every `"quoted
     /// phrase"`), best first (BM25, then by page slug and block id); the `limit` hits from
-    /// `offset` on, and how many there are. `text` gives a block's text by page slug and block
-    /// id; it is asked only for the hits returned, and for every candidate of a phrase query.
+    /// `offset` on, and how many there are. `page` gives the indexed page of a slug; block
+    /// texts are read only for the hits returned, and for every candidate of a phrase query.
     pub fn search<'a>(
         &self,
         query: &str,
         offset: usize,
         limit: usize,
-        text: impl Fn(&str, &str) -> Option<&'a str>,
+        page: impl Fn(&str) -> Option<&'a Page>,
     ) -> SearchPage {
         let parsed = ParsedQuery::new(query);
         let search = &self.lists.search;
         let mut candidates = search.candidates(&parsed.terms);
         let located = |n: u32| {
-            let (slug, id) = self.tables.block_names(n)?;
-            Some((slug, id, text(slug, id)?))
+            let p = self.tables.page_of_block(n)?;
+            let slug = self.tables.slugs.name(p);
+            let mut position = self.tables.blocks_of(p).iter().position(|&m| m == n)?;
+            let block = nth_block(&page(slug)?.blocks, &mut position)?;
+            let id = self.tables.ids.name(n);
+            (block.id == id).then_some((slug, id, block.text.as_str()))
         };
         if !parsed.phrases.is_empty() {
             candidates.retain(|&(_, n)| {
@@ -1142,7 +1160,15 @@ impl ParsedQuery {
 
 fn snippet(text: &str, terms: &[String]) -> String {
     let first = token_spans(text)
-        .find(|&(s, e)| terms.iter().any(|t| text[s..e].to_lowercase() == *t))
+        .find(|&(s, e)| {
+            let token = &text[s..e];
+            let lowercased = if has_uppercase(token) {
+                Cow::Owned(token.to_lowercase())
+            } else {
+                Cow::Borrowed(token)
+            };
+            terms.iter().any(|t| *t == lowercased)
+        })
         .unwrap_or((0, 0));
     let start = text[..first.0]
         .char_indices()
@@ -1289,11 +1315,8 @@ mod tests {
             .collect()
     }
 
-    fn text_in<'a>(pages: &'a [Page]) -> impl Fn(&str, &str) -> Option<&'a str> {
-        |slug, id| {
-            let page = pages.iter().find(|p| p.slug == slug)?;
-            Some(page.find_block(id)?.1.text.as_str())
-        }
+    fn page_in<'a>(pages: &'a [Page]) -> impl Fn(&str) -> Option<&'a Page> {
+        move |slug| pages.iter().find(|p| p.slug == slug)
     }
 
     #[test]
@@ -1343,10 +1366,10 @@ mod tests {
             "again budget",
             "σοφος",
         ] {
-            let text = text_in(&pages);
+            let pages_by_slug = page_in(&pages);
             assert_eq!(
-                index.search(query, 0, usize::MAX, &text),
-                built.search(query, 0, usize::MAX, &text),
+                index.search(query, 0, usize::MAX, &pages_by_slug),
+                built.search(query, 0, usize::MAX, &pages_by_slug),
                 "{query}"
             );
         }
@@ -1384,7 +1407,7 @@ mod tests {
         let pages = sample_pages();
         let all: Vec<&Page> = pages.iter().collect();
         let index = Index::build(&all);
-        let text = text_in(&pages);
+        let pages_by_slug = page_in(&pages);
         for query in [
             "same text",
             "budget",
@@ -1392,7 +1415,7 @@ mod tests {
             "\"shared words\"",
             "call topic1",
         ] {
-            let every = index.search(query, 0, usize::MAX, &text);
+            let every = index.search(query, 0, usize::MAX, &pages_by_slug);
             assert_eq!(every.total, every.hits.len());
             assert!(every.total > 0, "{query}");
             let mut sorted = every.hits.clone();
@@ -1405,7 +1428,7 @@ mod tests {
             assert_eq!(sorted, every.hits, "{query}");
             for offset in [0, 1, 5, every.total - 1, every.total, every.total + 3] {
                 for limit in [1, 2, 7, 50] {
-                    let page = index.search(query, offset, limit, &text);
+                    let page = index.search(query, offset, limit, &pages_by_slug);
                     let from = offset.min(every.total);
                     let to = offset.saturating_add(limit).min(every.total);
                     assert_eq!(page.hits, every.hits[from..to], "{query} {offset} {limit}");
@@ -1414,7 +1437,7 @@ mod tests {
             }
         }
         // Ties (the same text on every page) go by slug, then id.
-        let ties = index.search("same text", 0, 3, &text);
+        let ties = index.search("same text", 0, 3, &pages_by_slug);
         let slugs: Vec<&str> = ties.hits.iter().map(|h| h.slug.as_str()).collect();
         assert_eq!(slugs, ["page 0", "page 1", "page 10"]);
     }
@@ -1438,7 +1461,7 @@ mod tests {
             .collect();
         assert_eq!(counts, [15, 16, 40]);
         // BM25 grows with the count: 40 beats 16 beats 15 though the blocks are longer.
-        let hits = index.search("word", 0, 3, text_in(&pages));
+        let hits = index.search("word", 0, 3, page_in(&pages));
         let ids: Vec<&str> = hits.hits.iter().map(|h| h.block.as_str()).collect();
         assert_eq!(ids, ["c2", "c1", "c0"]);
         index.update(Some(&pages[0]), None);
