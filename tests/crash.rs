@@ -250,6 +250,7 @@ fn check_workspace(session: &mut StdioSession, root: &Path, history: &History, c
     }
 
     let on_disk = page_hashes(root);
+    assert_no_temp_files(root, context);
     assert_sidecars_match(root, &on_disk, context);
     assert_log_matches(root, &on_disk, appended.len(), pages.len(), context);
 }
@@ -269,6 +270,25 @@ fn page_hashes(root: &Path) -> BTreeMap<String, String> {
             (file, content_hash(&bytes))
         })
         .collect()
+}
+
+/// The temp files a killed writer left (written before its log line was durable, or not yet
+/// renamed) are gone once the next server has opened the workspace.
+fn assert_no_temp_files(root: &Path, context: &str) {
+    fn walk(dir: &Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, found);
+            } else if entry.file_name().to_string_lossy().contains(".outl-tmp-") {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(&root.join("pages"), &mut found);
+    walk(&root.join(".outl"), &mut found);
+    assert_eq!(found, Vec::<String>::new(), "{context}: temp files left");
 }
 
 /// Each page's sidecar names the hash of the file beside it.

@@ -177,21 +177,59 @@ impl<T: Clone> Batch<T> {
                 })
                 .collect(),
         });
-        first_failure(&self.steps, sync_at_once(&files))
+        first_failure(&self.steps, sync_at_once(&files, || ()))
     }
 
     /// The second round: renames the temp files over their paths and removes what is staged
-    /// for removal, in the order staged, then fsyncs the folders whose names changed, at once.
-    pub fn apply(mut self) -> Result<(), Failure<T>> {
-        // Folder → the first step that changed a name in it (whose tag a failure carries).
+    /// for removal, in the order staged, then fsyncs the folders whose names changed, at once,
+    /// while `alongside` runs on this thread (it runs whatever becomes of the steps).
+    pub fn apply(mut self, alongside: impl FnOnce()) -> Result<(), Failure<T>> {
+        let dirs = match self.rename_and_remove() {
+            Ok(dirs) => dirs,
+            Err(failure) => {
+                alongside();
+                return Err(failure);
+            }
+        };
+        // Every temp file is renamed: nothing is left for `drop` to remove.
+        let steps = std::mem::take(&mut self.steps);
+        let mut opened = Vec::with_capacity(dirs.len());
+        if self.durability == Durability::Durable {
+            for (dir, step) in &dirs {
+                match File::open(dir) {
+                    Ok(file) => opened.push((Some(*step), file)),
+                    Err(error) => {
+                        alongside();
+                        return Err(Failure {
+                            tag: Some(steps[*step].tag.clone()),
+                            error,
+                        });
+                    }
+                }
+            }
+            #[cfg(test)]
+            trace::record(trace::Event::Synced {
+                also: false,
+                paths: dirs.keys().cloned().collect(),
+            });
+        }
+        let files: Vec<(Option<usize>, &File, Fsync)> = opened
+            .iter()
+            .map(|(step, file)| (*step, file, Fsync::All))
+            .collect();
+        first_failure(&steps, sync_at_once(&files, alongside))
+    }
+
+    /// Renames and removes, in the order staged; returns each folder whose names changed with
+    /// the first step that changed one (whose tag a failure to sync it carries).
+    fn rename_and_remove(&mut self) -> Result<BTreeMap<PathBuf, usize>, Failure<T>> {
         let mut dirs: BTreeMap<PathBuf, usize> = BTreeMap::new();
         for (dir, step) in &self.created {
             if let Some(parent) = dir.parent() {
                 dirs.entry(parent.to_path_buf()).or_insert(*step);
             }
         }
-        for i in 0..self.steps.len() {
-            let step = &mut self.steps[i];
+        for (i, step) in self.steps.iter_mut().enumerate() {
             let result = match &mut step.change {
                 Change::Replace { temp, file, .. } => {
                     // Closed before the rename, as a reader on another system may require.
@@ -226,34 +264,7 @@ impl<T: Clone> Batch<T> {
                 }
             }
         }
-        // Every temp file is renamed: nothing is left for `drop` to remove.
-        let steps = std::mem::take(&mut self.steps);
-        if self.durability == Durability::Atomic || dirs.is_empty() {
-            return Ok(());
-        }
-        let mut opened = Vec::with_capacity(dirs.len());
-        for (dir, step) in &dirs {
-            match File::open(dir) {
-                Ok(file) => opened.push((Some(*step), file)),
-                Err(error) => {
-                    return Err(Failure {
-                        tag: Some(steps[*step].tag.clone()),
-                        error,
-                    });
-                }
-            }
-        }
-        #[cfg(test)]
-        trace::record(trace::Event::Synced {
-            also: false,
-            paths: dirs.keys().cloned().collect(),
-        });
-        let files: Vec<(Option<usize>, &File, Fsync)> = opened
-            .iter()
-            .map(|(step, file)| (*step, file, Fsync::All))
-            .collect();
-        let results = sync_at_once(&files);
-        first_failure(&steps, results)
+        Ok(dirs)
     }
 
     /// Creates `dir` and the folders above it that are missing, noting each new one.
@@ -312,9 +323,13 @@ enum Fsync {
     All,
 }
 
-/// fsyncs `files` at the same time and waits for all: each thread of up to [`SYNC_THREADS`]
-/// takes every n-th file. Each result is returned with the key it came with.
-fn sync_at_once<K: Copy + Send + Sync>(files: &[(K, &File, Fsync)]) -> Vec<(K, io::Result<()>)> {
+/// fsyncs `files` at the same time, each thread of up to [`SYNC_THREADS`] taking every n-th
+/// file, runs `alongside` on this thread meanwhile, and waits for all. Each result is returned
+/// with the key its file came with.
+fn sync_at_once<K: Copy + Send + Sync>(
+    files: &[(K, &File, Fsync)],
+    alongside: impl FnOnce(),
+) -> Vec<(K, io::Result<()>)> {
     let sync = |(key, file, how): &(K, &File, Fsync)| {
         let result = match how {
             Fsync::Data => file.sync_data(),
@@ -322,13 +337,14 @@ fn sync_at_once<K: Copy + Send + Sync>(files: &[(K, &File, Fsync)]) -> Vec<(K, i
         };
         (*key, result)
     };
-    let threads = files.len().min(SYNC_THREADS);
-    if threads <= 1 {
-        return files.iter().map(sync).collect();
+    if files.is_empty() {
+        alongside();
+        return Vec::new();
     }
+    let threads = files.len().min(SYNC_THREADS);
     let share = |n: usize| files.iter().skip(n).step_by(threads);
     std::thread::scope(|scope| {
-        let spawned: Vec<_> = (1..threads)
+        let spawned: Vec<_> = (0..threads)
             .map(|n| {
                 let handle = std::thread::Builder::new()
                     .name("outl-fsync".into())
@@ -336,7 +352,8 @@ fn sync_at_once<K: Copy + Send + Sync>(files: &[(K, &File, Fsync)]) -> Vec<(K, i
                 (n, handle)
             })
             .collect();
-        let mut results: Vec<_> = share(0).map(sync).collect();
+        alongside();
+        let mut results = Vec::with_capacity(files.len());
         for (n, handle) in spawned {
             // A thread that cannot start (or died) leaves its share to this one.
             match handle
@@ -359,7 +376,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Re
         .replace(path, bytes.to_vec(), ())
         .map_err(|f| f.error)?;
     batch.sync(None).map_err(|f| f.error)?;
-    batch.apply().map_err(|f| f.error)
+    batch.apply(|| ()).map_err(|f| f.error)
 }
 
 /// fsyncs a folder so the names in it (renames, creations, removals) are durable.
@@ -465,7 +482,7 @@ mod tests {
         assert!(!root.join("a/one").exists());
         assert!(root.join("a/gone").exists());
         batch.sync(Some(&log)).unwrap();
-        batch.apply().unwrap();
+        batch.apply(|| ()).unwrap();
 
         assert_eq!(fs::read(root.join("a/one")).unwrap(), b"1");
         assert_eq!(fs::read(root.join("b/c/two")).unwrap(), b"2");
@@ -537,7 +554,7 @@ mod tests {
             .replace(&dir.path().join("taken"), b"1".to_vec(), "taken")
             .unwrap();
         batch.sync(None).unwrap();
-        assert_eq!(batch.apply().unwrap_err().tag, Some("taken"));
+        assert_eq!(batch.apply(|| ()).unwrap_err().tag, Some("taken"));
     }
 
     #[test]
@@ -551,7 +568,8 @@ mod tests {
             .enumerate()
             .map(|(i, f)| (i, f, Fsync::All))
             .collect();
-        let mut keys: Vec<usize> = sync_at_once(&listed)
+        let mut alongside_ran = false;
+        let mut keys: Vec<usize> = sync_at_once(&listed, || alongside_ran = true)
             .into_iter()
             .map(|(key, result)| {
                 result.unwrap();
@@ -560,6 +578,7 @@ mod tests {
             .collect();
         keys.sort();
         assert_eq!(keys, (0..SYNC_THREADS + 3).collect::<Vec<_>>());
+        assert!(alongside_ran);
     }
 
     #[test]

@@ -60,16 +60,27 @@
 //!    size and mtime first and hashes only the files where they moved.)
 //! 3. **Build** the new pages (the caller's change), render them, re-parse the rendered
 //!    markdown so memory matches the disk exactly, and give every block a workspace-unique id.
-//! 4. **Log**: append one line with the kind of op, and for each touched page its slug, file
-//!    and content hash before and after plus the full markdown and ids before and after; fsync.
-//!    This is the commit point: from here the op is durable and will reach the pages.
-//! 5. **Apply**: for each page, write the markdown to a temp file in the same folder, fsync,
-//!    rename over the page, fsync the folder; then the sidecar the same way. Deletions and the
-//!    old file of a rename are unlinked and the folder fsynced.
+//! 4. **Log**: write each page's new markdown and sidecar to temp files in their folders
+//!    (hidden, and removed at open if a crash leaves them), append one line with the kind of
+//!    op, and for each touched page its slug, file and content hash before and after plus the
+//!    full markdown and ids before and after; then fsync the log and the temp files at once.
+//!    The durable log line is the commit point: from here the op will reach the pages.
+//! 5. **Apply**: rename the temp files over the pages and sidecars, unlink deleted pages and
+//!    the old file of a rename (with their sidecars), then fsync the folders whose names
+//!    changed, again at once; memory follows the op meanwhile. Only then is the write
+//!    acknowledged.
 //! 6. **Settle** (after a crash): for each page of an op, a file that still has its
 //!    before-hash (or is missing where the op created it) is rolled forward to the after-state
 //!    from the log; a file with its after-hash but a stale sidecar gets its sidecar rewritten;
-//!    a file with neither hash was edited outside outl and is left for freeze detection.
+//!    a file with neither hash was edited outside outl and is left for freeze detection. These
+//!    writes go as in steps 4 and 5, the log fsynced with their temp files: the writer that
+//!    crashed may have died before its line was durable, and no page may get ahead of the log.
+//!
+//! Each fsync waits for a commit of the filesystem's journal, milliseconds when other programs
+//! write. fsyncs issued together (one thread each) share a commit, so a write waits two rounds
+//! whatever the number of its files: the renames must wait for the log line, and the next op's
+//! line for the renames (syncing the folders with the next op's files instead would save a
+//! round but leave two ops to settle after a power loss).
 //!
 //! The log is kept in two segments: once `.outl/oplog` passes 64 MiB (or
 //! `OUTL_LOG_SEGMENT_BYTES`), the writer renames it to `.outl/oplog.1`, replacing the one

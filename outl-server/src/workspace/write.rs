@@ -715,34 +715,34 @@ impl Workspace {
                 }),
             });
         }
-        // Steps 4 and 5: the new files are staged in temp files, then one round of fsyncs
-        // makes the log line (the commit point) and them durable together.
+        // Step 4: the new files in temp files, then one round of fsyncs for them and the log
+        // line (the commit point).
         let writes = stage(&self.root, &op.pages, &body.pages)?;
         let op = w
             .log
             .append(op, &body, |log| writes.sync(Some(log)).map_err(failed))?;
 
-        // The op is committed: memory follows it even if a page write below fails (the next
-        // write, or the next open, settles the disk from the log).
-        {
-            let mut graph = self.graph_mut();
-            for (change, after) in changes.iter().zip(&finals) {
-                if let Some(before) = &change.before {
-                    graph.remove(&before.page.slug);
-                    graph.remove_file(&before.page.file);
+        // Step 5: the op is committed. The renames, then a second round of fsyncs for the
+        // folders that hold them, while memory follows the op (even if a page write fails: the
+        // next write, or the next open, settles the disk from the log).
+        writes
+            .apply(|| {
+                let mut graph = self.graph_mut();
+                for (change, after) in changes.iter().zip(&finals) {
+                    if let Some(before) = &change.before {
+                        graph.remove(&before.page.slug);
+                        graph.remove_file(&before.page.file);
+                    }
+                    if let Some((page, _)) = after {
+                        graph.remove(&page.slug);
+                        graph.remove_file(&page.file);
+                        let mut page = page.clone();
+                        page.updated = op.ts;
+                        graph.insert(page, None, None);
+                    }
                 }
-                if let Some((page, _)) = after {
-                    graph.remove(&page.slug);
-                    graph.remove_file(&page.file);
-                    let mut page = page.clone();
-                    page.updated = op.ts;
-                    graph.insert(page, None, None);
-                }
-            }
-        }
-
-        // The renames, and a second round of fsyncs for the folders that hold them.
-        writes.apply().map_err(failed)?;
+            })
+            .map_err(failed)?;
         w.settled = op.seq;
         if let Err(e) = w.log.rotate_if_full() {
             // The op is written; the log only grows on until a later write rotates it.
@@ -884,7 +884,7 @@ pub(super) fn settle(root: &Path, log: &OpLog, op: &Op, body: &Body) -> Result<(
         return Ok(());
     }
     log.sync_with(|log| writes.sync(Some(log)).map_err(failed))?;
-    writes.apply().map_err(failed)
+    writes.apply(|| ()).map_err(failed)
 }
 
 /// Stages what makes the pages of an op true on disk, for each page: rolls its file forward
