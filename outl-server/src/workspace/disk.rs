@@ -3,8 +3,8 @@
 //!
 //! Each fsync waits for a commit of the filesystem's journal, which under write load from other
 //! programs takes milliseconds. fsyncs issued at the same time wait for the same commit, so a
-//! batch issues each round's fsyncs at once, from one thread per file, and waits about as long
-//! as for one: first the temp files (and the op log, whose line makes the write durable), then,
+//! batch issues each round's fsyncs at once, from one thread per file (up to
+//! [`SYNC_THREADS`]), and waits about as long as for one: first the temp files (and the op log, whose line makes the write durable), then,
 //! after the renames, the folders that hold the new names.
 
 use std::collections::BTreeMap;
@@ -46,8 +46,8 @@ pub struct Failure<T> {
 pub struct Batch<T> {
     durability: Durability,
     steps: Vec<Step<T>>,
-    /// Folders created for the temp files, each with the tag of the step that needed it: their
-    /// parents get the new names, and are synced with the renames.
+    /// Folders created for the temp files, each with the step that needed it: their parents
+    /// hold new names, and are synced with the renames.
     created: Vec<(PathBuf, usize)>,
 }
 
@@ -232,7 +232,7 @@ impl<T: Clone> Batch<T> {
         for (i, step) in self.steps.iter_mut().enumerate() {
             let result = match &mut step.change {
                 Change::Replace { temp, file, .. } => {
-                    // Closed before the rename, as a reader on another system may require.
+                    // Synced already: closed before it takes the name.
                     drop(file.take());
                     let renamed = fs::rename(&*temp, &step.path);
                     #[cfg(test)]
