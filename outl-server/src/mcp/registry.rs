@@ -88,10 +88,10 @@ pub struct Reply {
     output: Box<dyn Output>,
 }
 
-/// A handler output of any type, serialized on demand.
+/// A handler output of any type, serialized on demand in the two ways there are.
 trait Output: Send {
     fn to_value(&self) -> serde_json::Result<Value>;
-    fn to_json(&self) -> serde_json::Result<String>;
+    fn to_pruned_json(&self) -> serde_json::Result<String>;
 }
 
 impl<T: serde::Serialize + Send> Output for T {
@@ -99,8 +99,8 @@ impl<T: serde::Serialize + Send> Output for T {
         serde_json::to_value(self)
     }
 
-    fn to_json(&self) -> serde_json::Result<String> {
-        serde_json::to_string(self)
+    fn to_pruned_json(&self) -> serde_json::Result<String> {
+        crate::mcp::payload::pruned_json(self)
     }
 }
 
@@ -122,9 +122,12 @@ impl Reply {
         self.output.to_value().map_err(|e| not_json(self.tool, e))
     }
 
-    /// The handler's whole output as compact JSON, written straight from its own type.
-    pub fn compact_json(&self) -> Result<String, Error> {
-        self.output.to_json().map_err(|e| not_json(self.tool, e))
+    /// The handler's output as compact JSON without what RFC 0276 prunes, written straight
+    /// from its own type (`mcp::payload` owns the pruning).
+    pub(crate) fn pruned_json(&self) -> Result<String, Error> {
+        self.output
+            .to_pruned_json()
+            .map_err(|e| not_json(self.tool, e))
     }
 }
 
