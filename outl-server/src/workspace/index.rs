@@ -963,10 +963,9 @@ impl Search {
             };
             // Blocks mostly take the highest number yet: the block's posting, if the term
             // has come already, is then the last.
-            let at = match list.last() {
-                Some(&last) if posting_block(last) >= n => {
-                    list.partition_point(|&p| posting_block(p) < n)
-                }
+            let at = match list.last().map(|&last| posting_block(last)) {
+                Some(last) if last == n => list.len() - 1,
+                Some(last) if last > n => list.partition_point(|&p| posting_block(p) < n),
                 _ => list.len(),
             };
             match list.get_mut(at) {
