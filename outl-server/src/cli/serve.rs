@@ -2,21 +2,17 @@
 //! in the background (see [`SharedWorkspace`]); only the checks that take no time and catch a
 //! folder outl cannot use run first, and stop the command as they always did.
 
-use std::fs::OpenOptions;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::process::ExitCode;
 
 use rmcp::service::ServerInitializeError;
-use serde_json::json;
 
 use super::{EXIT_FAILED, ServeArgs, WorkspaceArg, workspace_root};
 use crate::actions::REGISTRY;
 use crate::mcp::http::{self, HttpOptions};
 use crate::mcp::server::{OutlServer, SUPPORTED_PROTOCOL_VERSIONS, SharedWorkspace};
 use crate::mcp::stdio;
-use crate::workspace::STATE_DIR;
-use crate::{Error, ErrorCode};
+use crate::workspace::Workspace;
 
 /// `outl mcp`: one session on stdin/stdout, until stdin ends.
 pub(super) fn over_stdio(args: &WorkspaceArg) -> ExitCode {
@@ -55,7 +51,7 @@ where
             return ExitCode::from(status);
         }
     };
-    if let Err(err) = check_folder(&root) {
+    if let Err(err) = Workspace::prepare(&root) {
         eprintln!("outl: {err}");
         return ExitCode::from(EXIT_FAILED);
     }
@@ -84,67 +80,6 @@ where
             ExitCode::from(EXIT_FAILED)
         }
     }
-}
-
-/// The checks `Workspace::open` makes before it reads anything, made before serving so that a
-/// folder outl cannot use (a file, unreadable, not writable, `pages/` leading outside) stops
-/// the command at once instead of failing every `tools/call` later. Like the open, it creates a
-/// missing folder with its `pages/`, `journals/` and `.outl/`. The codes and messages are the
-/// open's own, which makes the same checks again; tests/mcp_startup.rs holds the two to
-/// agreement.
-fn check_folder(root: &Path) -> Result<(), Error> {
-    let unavailable = |at: &Path, why: String| {
-        Error::new(ErrorCode::WorkspaceUnavailable, why)
-            .with_data(json!({ "root": at.display().to_string() }))
-    };
-    match std::fs::metadata(root) {
-        Ok(meta) if !meta.is_dir() => {
-            return Err(unavailable(
-                root,
-                format!("{} is a file, not a folder", root.display()),
-            ));
-        }
-        Ok(_) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => std::fs::create_dir_all(root)
-            .map_err(|e| unavailable(root, format!("cannot create {}: {e}", root.display())))?,
-        Err(e) => {
-            return Err(unavailable(
-                root,
-                format!("cannot open {}: {e}", root.display()),
-            ));
-        }
-    }
-    let root = root
-        .canonicalize()
-        .map_err(|e| unavailable(root, format!("cannot open {}: {e}", root.display())))?;
-    std::fs::read_dir(&root)
-        .map_err(|e| unavailable(&root, format!("cannot read {}: {e}", root.display())))?;
-    for dir in ["pages", "journals", STATE_DIR] {
-        let path = root.join(dir);
-        std::fs::create_dir_all(&path)
-            .map_err(|e| unavailable(&root, format!("cannot create {}: {e}", path.display())))?;
-        let real = path
-            .canonicalize()
-            .map_err(|e| unavailable(&root, format!("cannot open {}: {e}", path.display())))?;
-        if !real.starts_with(&root) {
-            return Err(Error::new(
-                ErrorCode::PathOutsideWorkspace,
-                format!(
-                    "{dir}/ is a symlink to {} outside the workspace",
-                    real.display()
-                ),
-            )
-            .with_data(json!({ "path": dir })));
-        }
-    }
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(root.join(STATE_DIR).join("lock"))
-        .map_err(|e| unavailable(&root, format!("cannot create the lock file: {e}")))?;
-    Ok(())
 }
 
 /// Serves one MCP session over a line-delimited reader and writer until the reader ends.

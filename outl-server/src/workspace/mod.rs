@@ -206,15 +206,8 @@ impl Workspace {
     /// Opens the workspace at `root`, creating an empty one (with `pages/` and `journals/`) if
     /// the folder does not exist. See the module docs for what opening does.
     pub fn open(root: &Path) -> Result<Workspace, Error> {
-        let root = prepare_root(root)?;
+        let (root, lock) = Self::prepare(root)?;
         let state = root.join(STATE_DIR);
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(state.join(LOCK_FILE))
-            .map_err(|e| unavailable(&root, format!("cannot create the lock file: {e}")))?;
         let log = OpLog::open(&state)
             .map_err(|e| unavailable(&root, format!("cannot open the op log: {e}")))?;
         let workspace = Workspace {
@@ -238,6 +231,22 @@ impl Workspace {
             workspace.load_from_disk(w)
         })?;
         Ok(workspace)
+    }
+
+    /// The checks `open` makes before it reads anything: the folder is usable (created with
+    /// `pages/`, `journals/` and `.outl/` when missing, none of them leading outside it) and its
+    /// lock file can be opened. Cheap, so a command can run them before it starts a long open;
+    /// gives the canonical root and the lock file.
+    pub fn prepare(root: &Path) -> Result<(PathBuf, File), Error> {
+        let root = prepare_root(root)?;
+        let lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(root.join(STATE_DIR).join(LOCK_FILE))
+            .map_err(|e| unavailable(&root, format!("cannot create the lock file: {e}")))?;
+        Ok((root, lock))
     }
 
     /// The workspace folder, canonical.
@@ -446,6 +455,9 @@ impl Workspace {
         self.settle_newest(w)?;
         let graph = self.load_all()?;
         *self.graph_mut() = graph;
+        // Every file was just read: the next look for outside edits is due from now, not
+        // from before a long load.
+        w.last_refresh = Instant::now();
         Ok(())
     }
 
