@@ -1,12 +1,14 @@
 //! The inline tokenizer: a block's text as tokens a renderer can draw without a markdown
 //! parser of its own. Lossless: the tokens' sources, concatenated, are the text.
 //!
-//! Two passes. The first finds, left to right, the spans nothing can cut into — code, page
+//! One scan of the bytes notes where the few characters that can mean anything are (most of a
+//! text is none of them, and a text without any is one text token). Then two passes over those
+//! places only. The first finds, left to right, the spans nothing can cut into — code, page
 //! links, tags, block references, the task marker, priorities. The second builds bold, italic
 //! and markdown links around them; every closing delimiter is looked up in a sorted list, so
 //! tokenizing stays near linear whatever the input.
 
-use std::collections::HashMap;
+use std::cell::OnceCell;
 
 use serde::{Deserialize, Serialize};
 
@@ -87,7 +89,21 @@ fn is_one(n: &usize) -> bool {
 
 /// Splits a text into tokens. Never fails: what is not markup is text.
 pub fn tokenize(text: &str) -> Vec<Token> {
-    Scanner::new(text).region(0, text.len(), true)
+    let marks = Marks::of(text);
+    if marks.only_line_breaks() && task_marker_at_start(text).is_none() {
+        let mut tokens = Vec::new();
+        push_text(&mut tokens, text);
+        return tokens;
+    }
+    Scanner::new(text, marks).region(0, text.len(), true)
+}
+
+/// The task marker `text` starts with; most texts start with no capital of one.
+fn task_marker_at_start(text: &str) -> Option<TaskMarker> {
+    match text.as_bytes().first() {
+        Some(b'T' | b'D' | b'L' | b'N' | b'W' | b'C') => leading_marker(text),
+        _ => None,
+    }
 }
 
 /// The markdown the tokens were read from.
@@ -184,6 +200,51 @@ fn may_precede_tag(c: char) -> bool {
     c.is_whitespace() || "(*_\"'".contains(c)
 }
 
+/// Bytes that can mean something: what opens or closes a span, and line breaks (a page
+/// link stays on one line).
+const MARK: [bool; 256] = {
+    let mut mark = [false; 256];
+    let mut i = 0;
+    let bytes = b"[]()`#*_\n\r";
+    while i < bytes.len() {
+        mark[bytes[i] as usize] = true;
+        i += 1;
+    }
+    mark
+};
+
+/// Where a text has [`MARK`] bytes, in order.
+struct Marks<'t> {
+    text: &'t [u8],
+    at: Vec<usize>,
+}
+
+impl<'t> Marks<'t> {
+    fn of(text: &'t str) -> Marks<'t> {
+        let text = text.as_bytes();
+        let at = text
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| MARK[usize::from(b)])
+            .map(|(i, _)| i)
+            .collect();
+        Marks { text, at }
+    }
+
+    fn only_line_breaks(&self) -> bool {
+        self.at
+            .iter()
+            .all(|&i| matches!(self.text[i], b'\n' | b'\r'))
+    }
+
+    /// The marks from the first at or after `from`, as positions with their byte.
+    fn from(&self, from: usize) -> impl Iterator<Item = (usize, u8)> + '_ {
+        self.at[self.at.partition_point(|&i| i < from)..]
+            .iter()
+            .map(|&i| (i, self.text[i]))
+    }
+}
+
 /// A span the second pass cannot cut into.
 struct Atom {
     start: usize,
@@ -193,6 +254,7 @@ struct Atom {
 
 struct Scanner<'t> {
     text: &'t str,
+    marks: Marks<'t>,
     atoms: Vec<Atom>,
     /// Sorted positions, outside atoms, of delimiters that can close bold (`**`), star and
     /// underscore italic, and a link label (`](`), and of `[` (a label holds none).
@@ -201,10 +263,11 @@ struct Scanner<'t> {
     underscore_closers: Vec<usize>,
     label_ends: Vec<usize>,
     label_starts: Vec<usize>,
-    /// For each `(` right after a `]`, the `)` that balances it.
-    url_closes: HashMap<usize, usize>,
-    /// Positions of ASCII whitespace, which a URL does not contain.
-    spaces: Vec<usize>,
+    /// For each `(` right after a `]`, the `)` that balances it, sorted by the `(`.
+    url_closes: Vec<(usize, usize)>,
+    /// Positions of ASCII whitespace, which a URL does not contain; found when a URL is first
+    /// looked at.
+    spaces: OnceCell<Vec<usize>>,
 }
 
 /// The first position in the sorted `positions` at or after `from`.
@@ -215,8 +278,7 @@ fn next_at_or_after(positions: &[usize], from: usize) -> Option<usize> {
 }
 
 impl<'t> Scanner<'t> {
-    fn new(text: &'t str) -> Self {
-        let atoms = Atoms::find(text);
+    fn new(text: &'t str, marks: Marks<'t>) -> Self {
         let bytes = text.as_bytes();
         let after_non_space = |i: usize| {
             text[..i]
@@ -224,24 +286,9 @@ impl<'t> Scanner<'t> {
                 .next_back()
                 .is_some_and(|c| !c.is_whitespace())
         };
-        let mut scanner = Scanner {
-            text,
-            atoms,
-            bold_closers: Vec::new(),
-            star_closers: Vec::new(),
-            underscore_closers: Vec::new(),
-            label_ends: Vec::new(),
-            label_starts: Vec::new(),
-            url_closes: HashMap::new(),
-            spaces: bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.is_ascii_whitespace())
-                .map(|(i, _)| i)
-                .collect(),
-        };
+        let mut url_closes = Vec::new();
         let mut open_parens = Vec::new();
-        for (i, b) in bytes.iter().enumerate() {
+        for (i, b) in marks.from(0) {
             match b {
                 b'(' => open_parens.push(i),
                 b')' => {
@@ -249,23 +296,38 @@ impl<'t> Scanner<'t> {
                         && open > 0
                         && bytes[open - 1] == b']'
                     {
-                        scanner.url_closes.insert(open, i);
+                        url_closes.push((open, i));
                     }
                 }
                 _ => {}
             }
         }
-        let mut atom = scanner.atoms.iter().peekable();
-        let mut i = 0;
-        while i < bytes.len() {
-            if let Some(next) = atom.peek()
-                && i >= next.start
-            {
-                i = next.end.max(i + 1);
-                atom.next();
+        url_closes.sort_unstable();
+        let atoms = Atoms::find(text, &marks);
+        let mut scanner = Scanner {
+            text,
+            marks,
+            atoms,
+            bold_closers: Vec::new(),
+            star_closers: Vec::new(),
+            underscore_closers: Vec::new(),
+            label_ends: Vec::new(),
+            label_starts: Vec::new(),
+            url_closes,
+            spaces: OnceCell::new(),
+        };
+        // Marks inside atoms, and after the first of a run of delimiters, close nothing.
+        let mut atoms = scanner.atoms.iter().peekable();
+        let mut next = 0;
+        for (i, b) in scanner.marks.from(0) {
+            if i < next {
                 continue;
             }
-            match bytes[i] {
+            while atoms.next_if(|atom| atom.end <= i).is_some() {}
+            if atoms.peek().is_some_and(|atom| atom.start <= i) {
+                continue;
+            }
+            match b {
                 delimiter @ (b'*' | b'_') => {
                     // Only whole runs of one or two delimiters count, so `***` closes nothing.
                     let run = bytes[i..].iter().take_while(|&&b| b == delimiter).count();
@@ -285,16 +347,30 @@ impl<'t> Scanner<'t> {
                             _ => {}
                         }
                     }
-                    i += run;
-                    continue;
+                    next = i + run;
                 }
                 b']' if bytes.get(i + 1) == Some(&b'(') => scanner.label_ends.push(i),
                 b'[' => scanner.label_starts.push(i),
                 _ => {}
             }
-            i += 1;
         }
         scanner
+    }
+
+    /// Where in `text[from..end]` something may begin: the next atom (the one at index
+    /// `next_atom` or later), or the next `*`, `_`, or `[` when `links`.
+    fn next_candidate(&self, from: usize, end: usize, next_atom: usize, links: bool) -> usize {
+        let atom = self
+            .atoms
+            .get(next_atom)
+            .map_or(end, |atom| atom.start.max(from));
+        let delimiter = self
+            .marks
+            .from(from)
+            .take_while(|&(i, _)| i < atom)
+            .find(|&(_, b)| matches!(b, b'*' | b'_') || (links && b == b'['))
+            .map_or(atom, |(i, _)| i);
+        delimiter.min(end)
     }
 
     /// Tokens of `text[start..end]`; `links` allows markdown links (not inside a label).
@@ -304,9 +380,14 @@ impl<'t> Scanner<'t> {
         let mut plain_from = start;
         let mut i = start;
         let mut next_atom = self.atoms.partition_point(|atom| atom.start < start);
-        while i < end {
+        loop {
             while self.atoms.get(next_atom).is_some_and(|atom| atom.start < i) {
                 next_atom += 1;
+            }
+            // What lies before the next candidate is text.
+            i = self.next_candidate(i, end, next_atom, links);
+            if i >= end {
+                break;
             }
             let found = match self.atoms.get(next_atom) {
                 Some(atom) if atom.start == i && atom.end <= end => {
@@ -406,10 +487,22 @@ impl<'t> Scanner<'t> {
             return None;
         }
         let url_start = label_end + 2;
-        let url_end = *self.url_closes.get(&(label_end + 1))?;
+        let url_end = self
+            .url_closes
+            .binary_search_by_key(&(label_end + 1), |&(open, _)| open)
+            .ok()
+            .map(|at| self.url_closes[at].1)?;
         // A URL has no spaces, unless it is a whole page link or block reference, as in
         // Logseq's `[label]([[page name]])`.
-        let has_space = next_at_or_after(&self.spaces, url_start).is_some_and(|s| s < url_end);
+        let spaces = self.spaces.get_or_init(|| {
+            self.text
+                .bytes()
+                .enumerate()
+                .filter(|(_, b)| b.is_ascii_whitespace())
+                .map(|(i, _)| i)
+                .collect()
+        });
+        let has_space = next_at_or_after(spaces, url_start).is_some_and(|s| s < url_end);
         if url_end >= end || (has_space && !self.is_link_atom(url_start, url_end)) {
             return None;
         }
@@ -435,68 +528,63 @@ fn push_text(tokens: &mut Vec<Token>, text: &str) {
 /// The first pass: atoms, left to right.
 struct Atoms<'t> {
     text: &'t str,
-    /// Positions of `]]`, `))`, `[[` and line breaks, for bracket matching without rescans.
+    /// Positions of `]]`, `[[` and line breaks, for bracket matching without rescans.
     double_closes: Vec<usize>,
     double_opens: Vec<usize>,
     line_breaks: Vec<usize>,
-    /// Start positions of backtick runs, by run length.
-    backtick_runs: HashMap<usize, Vec<usize>>,
+    /// Backtick runs as (length, start), sorted.
+    backtick_runs: Vec<(usize, usize)>,
 }
 
 impl<'t> Atoms<'t> {
-    fn find(text: &'t str) -> Vec<Atom> {
+    fn find(text: &'t str, marks: &Marks<'_>) -> Vec<Atom> {
         let bytes = text.as_bytes();
-        let pairs = |a: u8, b: u8| {
-            bytes
-                .windows(2)
-                .enumerate()
-                .filter(|(_, w)| w[0] == a && w[1] == b)
-                .map(|(i, _)| i)
-                .collect()
-        };
-        let mut backtick_runs: HashMap<usize, Vec<usize>> = HashMap::new();
-        let mut i = 0;
-        while i < bytes.len() {
-            let len = bytes[i..].iter().take_while(|&&b| b == b'`').count();
-            if len > 0 {
-                backtick_runs.entry(len).or_default().push(i);
-            }
-            i += len.max(1);
-        }
-        let scan = Atoms {
+        let mut scan = Atoms {
             text,
-            double_closes: pairs(b']', b']'),
-            double_opens: pairs(b'[', b'['),
-            line_breaks: bytes
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| matches!(b, b'\n' | b'\r'))
-                .map(|(i, _)| i)
-                .collect(),
-            backtick_runs,
+            double_closes: Vec::new(),
+            double_opens: Vec::new(),
+            line_breaks: Vec::new(),
+            backtick_runs: Vec::new(),
         };
-        scan.collect()
+        let mut run_end = 0;
+        for (i, b) in marks.from(0) {
+            match b {
+                b']' if bytes.get(i + 1) == Some(&b']') => scan.double_closes.push(i),
+                b'[' if bytes.get(i + 1) == Some(&b'[') => scan.double_opens.push(i),
+                b'\n' | b'\r' => scan.line_breaks.push(i),
+                b'`' if i >= run_end => {
+                    let len = bytes[i..].iter().take_while(|&&b| b == b'`').count();
+                    scan.backtick_runs.push((len, i));
+                    run_end = i + len;
+                }
+                _ => {}
+            }
+        }
+        scan.backtick_runs.sort_unstable();
+        scan.collect(marks)
     }
 
-    fn collect(&self) -> Vec<Atom> {
-        let bytes = self.text.as_bytes();
+    fn collect(&self, marks: &Marks<'_>) -> Vec<Atom> {
         let mut atoms = Vec::new();
-        let mut i = 0;
-        if let Some(marker) = leading_marker(self.text) {
-            i = marker.as_str().len();
+        let mut next = 0;
+        if let Some(marker) = task_marker_at_start(self.text) {
+            next = marker.as_str().len();
             atoms.push(Atom {
                 start: 0,
-                end: i,
+                end: next,
                 token: Token::Task { marker },
             });
         }
-        while i < bytes.len() {
-            let found = match bytes[i] {
+        for (i, b) in marks.from(0) {
+            if i < next {
+                continue;
+            }
+            let found = match b {
                 b'`' => match self.code(i) {
                     Ok(atom) => Some(atom),
                     // An unmatched run is text as a whole.
                     Err(run) => {
-                        i += run;
+                        next = i + run;
                         continue;
                     }
                 },
@@ -508,16 +596,13 @@ impl<'t> Atoms<'t> {
                 b'(' => self.block_ref(i),
                 _ => None,
             };
-            match found {
-                Some((token, end)) => {
-                    atoms.push(Atom {
-                        start: i,
-                        end,
-                        token,
-                    });
-                    i = end;
-                }
-                None => i += 1,
+            if let Some((token, end)) = found {
+                atoms.push(Atom {
+                    start: i,
+                    end,
+                    token,
+                });
+                next = end;
             }
         }
         atoms
@@ -529,8 +614,12 @@ impl<'t> Atoms<'t> {
         let ticks = bytes[i..].iter().take_while(|&&b| b == b'`').count();
         let close = self
             .backtick_runs
-            .get(&ticks)
-            .and_then(|runs| next_at_or_after(runs, i + ticks));
+            .get(
+                self.backtick_runs
+                    .partition_point(|&run| run < (ticks, i + ticks)),
+            )
+            .filter(|&&(len, _)| len == ticks)
+            .map(|&(_, start)| start);
         match close {
             Some(close) => {
                 let code = self.text[i + ticks..close].to_owned();
