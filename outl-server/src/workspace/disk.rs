@@ -3,24 +3,26 @@
 //!
 //! Each fsync waits for a commit of the filesystem's journal, which under write load from other
 //! programs takes milliseconds. fsyncs issued at the same time wait for the same commit, so a
-//! batch issues each round's fsyncs at once, from one thread per file (up to
-//! [`SYNC_THREADS`]), and waits about as long as for one: first the temp files (and the op log, whose line makes the write durable), then,
+//! batch issues each round's fsyncs at once, from a few threads kept for it, and waits about as
+//! long as for one: first the temp files (and the op log, whose line makes the write durable), then,
 //! after the renames, the folders that hold the new names.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, mpsc};
 
 /// Temp files carry this in their (hidden) name; leftovers of a crash are removed on open.
 pub const TEMP_MARKER: &str = ".outl-tmp-";
 
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// At most this many fsyncs wait side by side; more files share the threads. A journal commit
-/// takes in everything issued before it, so more threads would only cost their start-up.
-const SYNC_THREADS: usize = 16;
+/// Threads of the [`SyncPool`]: with the calling one, this many fsyncs wait side by side, and
+/// more files share them. A journal commit takes in everything issued before it, so more
+/// threads would mostly sit idle.
+const SYNC_THREADS: usize = 7;
 
 /// How hard a write insists on reaching the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -323,49 +325,129 @@ enum Fsync {
     All,
 }
 
-/// fsyncs `files` at the same time, each thread of up to [`SYNC_THREADS`] taking every n-th
-/// file, runs `alongside` on this thread meanwhile, and waits for all. Each result is returned
-/// with the key its file came with.
-fn sync_at_once<K: Copy + Send + Sync>(
+impl Fsync {
+    fn run(self, file: &File) -> io::Result<()> {
+        match self {
+            Fsync::Data => file.sync_data(),
+            Fsync::All => file.sync_all(),
+        }
+    }
+}
+
+/// fsyncs `files` at the same time and waits for all, running `alongside` on this thread
+/// meanwhile: the [`SyncPool`]'s threads take the files, and this one takes what is left once
+/// `alongside` is done. Each result comes with the key its file came with.
+fn sync_at_once<K: Copy>(
     files: &[(K, &File, Fsync)],
     alongside: impl FnOnce(),
 ) -> Vec<(K, io::Result<()>)> {
-    let sync = |(key, file, how): &(K, &File, Fsync)| {
-        let result = match how {
-            Fsync::Data => file.sync_data(),
-            Fsync::All => file.sync_all(),
-        };
-        (*key, result)
+    // The pool's threads get their own descriptors of the same files.
+    let owned: io::Result<Vec<(File, Fsync)>> = files
+        .iter()
+        .map(|(_, file, how)| Ok(((*file).try_clone()?, *how)))
+        .collect();
+    let results = match (SyncPool::get(), owned) {
+        (Some(pool), Ok(owned)) if !owned.is_empty() => {
+            let round = Arc::new(Round::new(owned));
+            pool.wake(&round);
+            alongside();
+            round.work();
+            round.wait()
+        }
+        _ => {
+            alongside();
+            files.iter().map(|(_, file, how)| how.run(file)).collect()
+        }
     };
-    if files.is_empty() {
-        alongside();
-        return Vec::new();
+    files.iter().map(|(key, ..)| *key).zip(results).collect()
+}
+
+/// Threads that fsync beside the calling one, started on first use and kept. A woken thread
+/// gets a core sooner than a new one, which under load is most of a round's wait.
+struct SyncPool {
+    workers: Vec<mpsc::Sender<Arc<Round>>>,
+}
+
+impl SyncPool {
+    /// The pool, `None` when not one thread could be started.
+    fn get() -> Option<&'static SyncPool> {
+        static POOL: OnceLock<SyncPool> = OnceLock::new();
+        let pool = POOL.get_or_init(|| SyncPool {
+            workers: (0..SYNC_THREADS)
+                .filter_map(|_| {
+                    let (send, receive) = mpsc::channel::<Arc<Round>>();
+                    std::thread::Builder::new()
+                        .name("outl-fsync".into())
+                        .spawn(move || {
+                            for round in receive {
+                                round.work();
+                            }
+                        })
+                        .ok()
+                        .map(|_| send)
+                })
+                .collect(),
+        });
+        (!pool.workers.is_empty()).then_some(pool)
     }
-    let threads = files.len().min(SYNC_THREADS);
-    let share = |n: usize| files.iter().skip(n).step_by(threads);
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = (0..threads)
-            .map(|n| {
-                let handle = std::thread::Builder::new()
-                    .name("outl-fsync".into())
-                    .spawn_scoped(scope, move || share(n).map(sync).collect::<Vec<_>>());
-                (n, handle)
-            })
-            .collect();
-        alongside();
-        let mut results = Vec::with_capacity(files.len());
-        for (n, handle) in spawned {
-            // A thread that cannot start (or died) leaves its share to this one.
-            match handle
-                .map_err(|_| ())
-                .and_then(|h| h.join().map_err(|_| ()))
-            {
-                Ok(done) => results.extend(done),
-                Err(()) => results.extend(share(n).map(sync)),
+
+    /// Hands `round` to as many threads as it has files.
+    fn wake(&self, round: &Arc<Round>) {
+        for worker in self.workers.iter().take(round.files.len()) {
+            // A thread that is gone leaves its part to the others and the caller.
+            let _ = worker.send(Arc::clone(round));
+        }
+    }
+}
+
+/// One round of fsyncs: each file is taken by the first thread that gets to it.
+struct Round {
+    files: Vec<(File, Fsync)>,
+    next: AtomicUsize,
+    results: Mutex<Vec<Option<io::Result<()>>>>,
+    all_done: Condvar,
+}
+
+impl Round {
+    fn new(files: Vec<(File, Fsync)>) -> Round {
+        Round {
+            results: Mutex::new(files.iter().map(|_| None).collect()),
+            files,
+            next: AtomicUsize::new(0),
+            all_done: Condvar::new(),
+        }
+    }
+
+    /// Syncs files no thread has taken yet, until none is left.
+    fn work(&self) {
+        loop {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some((file, how)) = self.files.get(i) else {
+                return;
+            };
+            let result = how.run(file);
+            let mut results = self.results.lock().unwrap_or_else(|e| e.into_inner());
+            results[i] = Some(result);
+            if results.iter().all(Option::is_some) {
+                self.all_done.notify_all();
             }
         }
+    }
+
+    /// Waits for every file to be synced (each was taken by a thread that finishes it).
+    fn wait(&self) -> Vec<io::Result<()>> {
+        let mut results = self.results.lock().unwrap_or_else(|e| e.into_inner());
+        while results.iter().any(Option::is_none) {
+            results = self
+                .all_done
+                .wait(results)
+                .unwrap_or_else(|e| e.into_inner());
+        }
         results
-    })
+            .iter_mut()
+            .map(|result| result.take().unwrap_or(Ok(())))
+            .collect()
+    }
 }
 
 /// Replaces `path` with `bytes` atomically: a reader sees the old or the new content, never a
