@@ -341,13 +341,17 @@ fn sync_at_once<K: Copy>(
     files: &[(K, &File, Fsync)],
     alongside: impl FnOnce(),
 ) -> Vec<(K, io::Result<()>)> {
+    if files.is_empty() {
+        alongside();
+        return Vec::new();
+    }
     // The pool's threads get their own descriptors of the same files.
     let owned: io::Result<Vec<(File, Fsync)>> = files
         .iter()
         .map(|(_, file, how)| Ok(((*file).try_clone()?, *how)))
         .collect();
     let results = match (SyncPool::get(), owned) {
-        (Some(pool), Ok(owned)) if !owned.is_empty() => {
+        (Some(pool), Ok(owned)) => {
             let round = Arc::new(Round::new(owned));
             pool.wake(&round);
             alongside();
