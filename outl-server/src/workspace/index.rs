@@ -8,10 +8,11 @@
 //! bytes a block. A block gets a fresh number each time its page is indexed, and numbers of
 //! pages and blocks that left are reused.
 //!
-//! A page's contribution is computed by one function. At open every page is indexed at once:
-//! two threads each build the lists of half the pages, in slug order, and the halves are
-//! appended. On a write, a page's contribution is inserted where its slug sorts when the page
-//! arrives, and subtracted (computed from the old version of the page) when it changes or goes.
+//! A page's contribution is computed by one function. At open every page is indexed at once, in
+//! slug order, the holder lists on one thread and the search postings on another, each list
+//! built by appending. On a write, a page's contribution is inserted where its slug sorts when
+//! the page arrives, and subtracted (computed from the old version of the page) when it changes
+//! or goes.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -39,6 +40,7 @@ pub struct Holder {
 pub struct Index {
     tables: Tables,
     lists: Lists,
+    search: Search,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,18 +226,55 @@ impl Tables {
     }
 }
 
-/// The block `position` blocks after the first in document order (`position` is used up).
-fn nth_block<'a>(blocks: &'a [Block], position: &mut usize) -> Option<&'a Block> {
-    for block in blocks {
-        if *position == 0 {
-            return Some(block);
-        }
-        *position -= 1;
-        if let Some(found) = nth_block(&block.children, position) {
-            return Some(found);
+/// Reads blocks' texts by block number, a page at a time: the blocks of the page last read
+/// are found without walking it again.
+struct BlockTexts<'i, 'a, F> {
+    tables: &'i Tables,
+    /// The page of a slug.
+    page: F,
+    /// The page last read: its number and its blocks in document order.
+    current: Option<(u32, Vec<&'a Block>)>,
+    /// Position in that page of the block last read.
+    last: usize,
+}
+
+impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
+    fn new(tables: &'i Tables, page: F) -> Self {
+        BlockTexts {
+            tables,
+            page,
+            current: None,
+            last: 0,
         }
     }
-    None
+
+    /// Page slug, block id and text of block `n`.
+    fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, &'a str)> {
+        let p = self.tables.page_of_block(n)?;
+        let slug = self.tables.slugs.name(p);
+        if self
+            .current
+            .as_ref()
+            .is_none_or(|(current, _)| *current != p)
+        {
+            let blocks = (self.page)(slug).map(Page::blocks_preorder);
+            self.current = Some((p, blocks.unwrap_or_default()));
+            self.last = 0;
+        }
+        let (_, blocks) = self.current.as_ref()?;
+        // A page's blocks are mostly asked for in document order: look on from the last.
+        let numbers = self.tables.blocks_of(p);
+        let (before, after) = numbers.split_at(self.last.min(numbers.len()));
+        let at = match after.iter().position(|&m| m == n) {
+            Some(i) => before.len() + i,
+            None => before.iter().position(|&m| m == n)?,
+        };
+        self.last = at;
+        let block = blocks.get(at)?;
+        let id = self.tables.ids.name(n);
+        // A page changed behind the index is not read.
+        (block.id == id).then_some((slug, id, block.text.as_str()))
+    }
 }
 
 fn for_each_block<'a>(blocks: &'a [Block], f: &mut impl FnMut(&'a Block)) {
@@ -269,7 +308,7 @@ impl Held {
 /// The holders of one key: grouped by page, pages in slug order, a page's in document order.
 type Holders = Vec<Held>;
 
-/// Everything the pages put into the index, by page and block number.
+/// The holders of every key, and each page's outgoing links.
 #[derive(Debug, Default)]
 struct Lists {
     /// By page number: the slugs the page links to, in order of first appearance.
@@ -279,7 +318,6 @@ struct Lists {
     tasks: BTreeMap<TaskMarker, Holders>,
     properties: FxHashMap<CompactString, FxHashMap<CompactString, Holders>>,
     block_refs: FxHashMap<CompactString, Holders>,
-    search: Search,
 }
 
 /// Everything one page puts into the index, each kind sorted by key with a key's holders in
@@ -465,9 +503,6 @@ impl Lists {
             let outgoing = c.outgoing.iter().map(|s| CompactString::from(s.as_str()));
             self.outgoing.insert(p, outgoing.collect());
         }
-        for (block, &n) in blocks.iter().zip(numbers) {
-            self.search.add(n, &block.text);
-        }
     }
 
     /// Takes out what page `p` (still numbered) contributed.
@@ -511,32 +546,6 @@ impl Lists {
             remove_keyed(&mut self.block_refs, target);
         }
         self.outgoing.remove(&p);
-        for (block, &n) in blocks.iter().zip(numbers) {
-            self.search.remove(n, &block.text);
-        }
-    }
-
-    /// Appends the lists of other pages, all of which sort after this one's by slug.
-    fn append(&mut self, other: Lists) {
-        fn append_keyed(
-            into: &mut FxHashMap<CompactString, Holders>,
-            from: FxHashMap<CompactString, Holders>,
-        ) {
-            for (key, list) in from {
-                into.entry(key).or_default().extend(list);
-            }
-        }
-        self.outgoing.extend(other.outgoing);
-        append_keyed(&mut self.backlinks, other.backlinks);
-        append_keyed(&mut self.tags, other.tags);
-        append_keyed(&mut self.block_refs, other.block_refs);
-        for (marker, list) in other.tasks {
-            self.tasks.entry(marker).or_default().extend(list);
-        }
-        for (key, values) in other.properties {
-            append_keyed(self.properties.entry(key).or_default(), values);
-        }
-        self.search.append(other.search);
     }
 
     fn shrink_to_fit(&mut self) {
@@ -551,7 +560,6 @@ impl Lists {
         self.tasks.values_mut().for_each(Vec::shrink_to_fit);
         self.properties.values_mut().for_each(shrink_keyed);
         self.properties.shrink_to_fit();
-        self.search.shrink_to_fit();
     }
 }
 
@@ -564,6 +572,7 @@ impl Index {
         if let Some(new) = new {
             let p = self.tables.register(new);
             self.lists.add_page(&self.tables, p, new, Placement::BySlug);
+            self.search.add_page(self.tables.blocks_of(p), new);
         }
     }
 
@@ -572,6 +581,7 @@ impl Index {
             return;
         };
         self.lists.remove_page(&self.tables, p, page);
+        self.search.remove_page(self.tables.blocks_of(p), page);
         self.tables.unregister(p);
     }
 
@@ -591,8 +601,8 @@ impl Index {
         self.tables.register(page);
     }
 
-    /// Indexes pages [`register`](Self::register)ed since the index was empty, all at once: on
-    /// two threads, each building the lists of half the pages (by slug), appended.
+    /// Indexes pages [`register`](Self::register)ed since the index was empty, all at once, in
+    /// slug order: the holders on this thread, the search on another.
     pub(super) fn index_registered(&mut self, pages: &[&Page]) {
         let mut numbered: Vec<(u32, &Page)> = pages
             .iter()
@@ -600,30 +610,37 @@ impl Index {
             .collect();
         numbered.sort_by(|a, b| a.1.slug.cmp(&b.1.slug));
         let tables = &self.tables;
-        let build = |pages: &[(u32, &Page)]| {
+        let holders = || {
             let mut lists = Lists::default();
-            for &(p, page) in pages {
+            for &(p, page) in &numbered {
                 lists.add_page(tables, p, page, Placement::Append);
             }
             lists
         };
-        let mut lists = if numbered.len() < PARALLEL_BUILD_MIN_PAGES {
-            build(&numbered)
+        let search = || {
+            let mut search = Search::default();
+            for &(p, page) in &numbered {
+                search.add_page(tables.blocks_of(p), page);
+            }
+            search
+        };
+        let (mut lists, mut search) = if numbered.len() < PARALLEL_BUILD_MIN_PAGES {
+            (holders(), search())
         } else {
-            let (first, second) = numbered.split_at(numbered.len() / 2);
             std::thread::scope(|scope| {
-                let other = scope.spawn(|| build(second));
-                let mut lists = build(first);
-                match other.join() {
-                    Ok(other) => lists.append(other),
-                    Err(_) => lists.append(build(second)),
-                }
-                lists
+                let other = scope.spawn(search);
+                let lists = holders();
+                let search = match other.join() {
+                    Ok(built) => built,
+                    Err(_) => search(),
+                };
+                (lists, search)
             })
         };
-        lists.search.sort_postings();
         lists.shrink_to_fit();
+        search.shrink_to_fit();
         self.lists = lists;
+        self.search = search;
         self.tables.shrink_to_fit();
     }
 
@@ -768,19 +785,14 @@ impl Index {
         page: impl Fn(&str) -> Option<&'a Page>,
     ) -> SearchPage {
         let parsed = ParsedQuery::new(query);
-        let search = &self.lists.search;
-        let mut candidates = search.candidates(&parsed.terms);
-        let located = |n: u32| {
-            let p = self.tables.page_of_block(n)?;
-            let slug = self.tables.slugs.name(p);
-            let mut position = self.tables.blocks_of(p).iter().position(|&m| m == n)?;
-            let block = nth_block(&page(slug)?.blocks, &mut position)?;
-            let id = self.tables.ids.name(n);
-            (block.id == id).then_some((slug, id, block.text.as_str()))
-        };
+        let mut candidates = self.search.candidates(&parsed.terms);
+        let mut texts = BlockTexts::new(&self.tables, page);
         if !parsed.phrases.is_empty() {
+            // Candidates come by block number, a page's blocks mostly together.
             candidates.retain(|&(_, n)| {
-                located(n).is_some_and(|(_, _, text)| parsed.phrases_match(text))
+                texts
+                    .get(n)
+                    .is_some_and(|(_, _, text)| parsed.phrases_match(text))
             });
         }
         let total = candidates.len();
@@ -804,7 +816,7 @@ impl Index {
         let hits = candidates[offset..]
             .iter()
             .filter_map(|&(score, n)| {
-                let (slug, id, text) = located(n)?;
+                let (slug, id, text) = texts.get(n)?;
                 Some(SearchHit {
                     slug: slug.to_string(),
                     block: id.to_string(),
@@ -1016,29 +1028,16 @@ impl Search {
         self.live = self.live.saturating_sub(1);
     }
 
-    /// Adds the postings of other blocks; [`sort_postings`](Self::sort_postings) puts them in
-    /// order.
-    fn append(&mut self, other: Search) {
-        for (term, list) in other.postings {
-            self.postings.entry(term).or_default().extend(list);
+    /// Adds the blocks of a page, numbered `numbers` in document order.
+    fn add_page(&mut self, numbers: &[u32], page: &Page) {
+        for (block, &n) in page.blocks_preorder().iter().zip(numbers) {
+            self.add(n, &block.text);
         }
-        self.long_tf.extend(other.long_tf);
-        if self.lens.len() < other.lens.len() {
-            self.lens.resize(other.lens.len(), 0);
-        }
-        // Each block is indexed on one side only: the other side has 0 there.
-        for (len, other) in self.lens.iter_mut().zip(other.lens) {
-            *len += other;
-        }
-        self.total_len += other.total_len;
-        self.live += other.live;
     }
 
-    fn sort_postings(&mut self) {
-        for list in self.postings.values_mut() {
-            if !list.is_sorted() {
-                list.sort_unstable();
-            }
+    fn remove_page(&mut self, numbers: &[u32], page: &Page) {
+        for (block, &n) in page.blocks_preorder().iter().zip(numbers) {
+            self.remove(n, &block.text);
         }
     }
 
@@ -1254,7 +1253,7 @@ mod tests {
             })
             .collect();
         out += &format!("{outgoing:?}\n");
-        let search = &index.lists.search;
+        let search = &index.search;
         let postings: BTreeMap<&str, BTreeMap<(&str, &str), u32>> = search
             .postings
             .iter()
@@ -1452,7 +1451,7 @@ mod tests {
         let pages = [page("Counts", &md, "c")];
         let mut index = Index::default();
         index.update(None, Some(&pages[0]));
-        let search = &index.lists.search;
+        let search = &index.search;
         let list = &search.postings["word"];
         let counts: Vec<u32> = list
             .iter()
@@ -1464,7 +1463,7 @@ mod tests {
         let ids: Vec<&str> = hits.hits.iter().map(|h| h.block.as_str()).collect();
         assert_eq!(ids, ["c2", "c1", "c0"]);
         index.update(Some(&pages[0]), None);
-        assert!(index.lists.search.long_tf.is_empty());
+        assert!(index.search.long_tf.is_empty());
     }
 
     #[test]
