@@ -618,11 +618,11 @@ impl Index {
             lists
         };
         let search = || {
-            let mut search = Search::default();
-            for &(p, page) in &numbered {
-                search.add_page(tables.blocks_of(p), page);
-            }
-            search
+            Search::of_pages(
+                numbered
+                    .iter()
+                    .map(|&(p, page)| (tables.blocks_of(p), page)),
+            )
         };
         let (mut lists, mut search) = if numbered.len() < PARALLEL_BUILD_MIN_PAGES {
             (holders(), search())
@@ -1026,6 +1026,37 @@ impl Search {
                 .saturating_sub(u64::from(std::mem::take(len)));
         }
         self.live = self.live.saturating_sub(1);
+    }
+
+    /// The search of these pages, their blocks numbered in document order. Each posting list
+    /// is allocated once, at its length: appending would leave a list up to twice as long,
+    /// memory the allocator keeps.
+    fn of_pages<'p>(pages: impl Iterator<Item = (&'p [u32], &'p Page)> + Clone) -> Search {
+        // Per term: the last block counted, and the blocks that have it.
+        let mut lengths: FxHashMap<CompactString, (u32, usize)> = FxHashMap::default();
+        for (numbers, page) in pages.clone() {
+            for (block, &n) in page.blocks_preorder().iter().zip(numbers) {
+                for_each_token(&block.text, |term| {
+                    let (last, len) = match lengths.get_mut(term) {
+                        Some(counted) => counted,
+                        None => lengths.entry(term.into()).or_insert((n, 0)),
+                    };
+                    if *len == 0 || *last != n {
+                        *last = n;
+                        *len += 1;
+                    }
+                });
+            }
+        }
+        let mut search = Search::default();
+        search.postings.reserve(lengths.len());
+        for (term, (_, len)) in lengths {
+            search.postings.insert(term, Vec::with_capacity(len));
+        }
+        for (numbers, page) in pages {
+            search.add_page(numbers, page);
+        }
+        search
     }
 
     /// Adds the blocks of a page, numbered `numbers` in document order.
