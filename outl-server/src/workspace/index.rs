@@ -226,57 +226,6 @@ impl Tables {
     }
 }
 
-/// Reads blocks' texts by block number, a page at a time: the blocks of the page last read
-/// are found without walking it again.
-struct BlockTexts<'i, 'a, F> {
-    tables: &'i Tables,
-    /// The page of a slug.
-    page: F,
-    /// The page last read: its number and its blocks in document order.
-    current: Option<(u32, Vec<&'a Block>)>,
-    /// Position in that page of the block last read.
-    last: usize,
-}
-
-impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
-    fn new(tables: &'i Tables, page: F) -> Self {
-        BlockTexts {
-            tables,
-            page,
-            current: None,
-            last: 0,
-        }
-    }
-
-    /// Page slug, block id and text of block `n`.
-    fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, &'a str)> {
-        let p = self.tables.page_of_block(n)?;
-        let slug = self.tables.slugs.name(p);
-        if self
-            .current
-            .as_ref()
-            .is_none_or(|(current, _)| *current != p)
-        {
-            let blocks = (self.page)(slug).map(Page::blocks_preorder);
-            self.current = Some((p, blocks.unwrap_or_default()));
-            self.last = 0;
-        }
-        let (_, blocks) = self.current.as_ref()?;
-        // A page's blocks are mostly asked for in document order: look on from the last.
-        let numbers = self.tables.blocks_of(p);
-        let (before, after) = numbers.split_at(self.last.min(numbers.len()));
-        let at = match after.iter().position(|&m| m == n) {
-            Some(i) => before.len() + i,
-            None => before.iter().position(|&m| m == n)?,
-        };
-        self.last = at;
-        let block = blocks.get(at)?;
-        let id = self.tables.ids.name(n);
-        // A page changed behind the index is not read.
-        (block.id == id).then_some((slug, id, block.text.as_str()))
-    }
-}
-
 fn for_each_block<'a>(blocks: &'a [Block], f: &mut impl FnMut(&'a Block)) {
     for block in blocks {
         f(block);
@@ -288,7 +237,8 @@ fn for_each_block<'a>(blocks: &'a [Block], f: &mut impl FnMut(&'a Block)) {
 const PAGE_HOLDER: u32 = 1 << 31;
 
 /// A holder in four bytes: a block number, or a page number with [`PAGE_HOLDER`] set (the page
-/// itself, through its properties).
+/// itself, through its properties). Numbers stay below that bit: so many blocks would not fit
+/// in memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Held(u32);
 
@@ -1145,6 +1095,57 @@ impl Search {
             candidates.push((score, n));
         }
         candidates
+    }
+}
+
+/// Reads blocks' texts by block number, a page at a time: the blocks of the page last read
+/// are found without walking it again.
+struct BlockTexts<'i, 'a, F> {
+    tables: &'i Tables,
+    /// The page of a slug.
+    page: F,
+    /// The page last read: its number and its blocks in document order.
+    current: Option<(u32, Vec<&'a Block>)>,
+    /// Position in that page of the block last read.
+    last: usize,
+}
+
+impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
+    fn new(tables: &'i Tables, page: F) -> Self {
+        BlockTexts {
+            tables,
+            page,
+            current: None,
+            last: 0,
+        }
+    }
+
+    /// Page slug, block id and text of block `n`.
+    fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, &'a str)> {
+        let p = self.tables.page_of_block(n)?;
+        let slug = self.tables.slugs.name(p);
+        if self
+            .current
+            .as_ref()
+            .is_none_or(|(current, _)| *current != p)
+        {
+            let blocks = (self.page)(slug).map(Page::blocks_preorder);
+            self.current = Some((p, blocks.unwrap_or_default()));
+            self.last = 0;
+        }
+        let (_, blocks) = self.current.as_ref()?;
+        // A page's blocks are mostly asked for in document order: look on from the last.
+        let numbers = self.tables.blocks_of(p);
+        let (before, after) = numbers.split_at(self.last.min(numbers.len()));
+        let at = match after.iter().position(|&m| m == n) {
+            Some(i) => before.len() + i,
+            None => before.iter().position(|&m| m == n)?,
+        };
+        self.last = at;
+        let block = blocks.get(at)?;
+        let id = self.tables.ids.name(n);
+        // A page changed behind the index is not read.
+        (block.id == id).then_some((slug, id, block.text.as_str()))
     }
 }
 
