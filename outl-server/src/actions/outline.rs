@@ -7,7 +7,7 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 use serde_json::json;
 
-use crate::mcp::payload;
+use crate::mcp::payload::{self, Shape};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker, Token};
 use crate::workspace::{Block, Page, PageKind, Workspace};
 use crate::{Error, ErrorCode};
@@ -19,8 +19,8 @@ const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 /// One block of a page as handlers return it. It serializes with `tokens`, `text` tokenized
 /// for renderers (their sources, joined, are `text`), between `properties` and `children`. On
 /// the MCP wire `tokens` is always pruned, and `todo: null`, `collapsed: false` and empty
-/// `properties` are pruned as noise (`mcp::payload`), so the tokens are computed only when
-/// they are serialized for another reader; `outl call` shows every field.
+/// `properties` are pruned as noise (`mcp::payload`), so a node serialized for the wire
+/// neither computes nor writes them; `outl call` shows every field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutlineNode {
     /// The block id: what every block-targeting tool takes.
@@ -70,19 +70,40 @@ impl OutlineNode {
 
 impl Serialize for OutlineNode {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let tokens = (!payload::projecting()).then(|| self.tokens());
-        let fields = 6 + usize::from(tokens.is_some()) + usize::from(self.children_omitted != 0);
-        let mut node = serializer.serialize_struct("OutlineNode", fields)?;
+        // On the MCP wire, what RFC 0276 prunes from a node is neither computed nor written:
+        // each member is asked about with the shape its value has when it is the default.
+        let sent = |key: &str, is_default: bool, default: Shape| {
+            !payload::node_leaves_out(key, if is_default { default } else { Shape::Other })
+        };
+        let todo = sent("todo", self.todo.is_none(), Shape::Null);
+        let collapsed = sent("collapsed", !self.collapsed, Shape::False);
+        let properties = sent(
+            "properties",
+            self.properties.is_empty(),
+            Shape::EmptyCollection,
+        );
+        // Pruned whatever they hold.
+        let tokens = (!payload::node_leaves_out("tokens", Shape::Other)).then(|| self.tokens());
+        let omitted = self.children_omitted != 0;
+        let fields = [todo, collapsed, properties, tokens.is_some(), omitted];
+        let len = 3 + fields.iter().filter(|&&field| field).count();
+        let mut node = serializer.serialize_struct("OutlineNode", len)?;
         node.serialize_field("id", &self.id)?;
         node.serialize_field("text", &self.text)?;
-        node.serialize_field("todo", &self.todo)?;
-        node.serialize_field("collapsed", &self.collapsed)?;
-        node.serialize_field("properties", &self.properties)?;
+        if todo {
+            node.serialize_field("todo", &self.todo)?;
+        }
+        if collapsed {
+            node.serialize_field("collapsed", &self.collapsed)?;
+        }
+        if properties {
+            node.serialize_field("properties", &self.properties)?;
+        }
         if let Some(tokens) = &tokens {
             node.serialize_field("tokens", tokens)?;
         }
         node.serialize_field("children", &self.children)?;
-        if self.children_omitted != 0 {
+        if omitted {
             node.serialize_field("children_omitted", &self.children_omitted)?;
         }
         node.end()

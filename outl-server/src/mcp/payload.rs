@@ -80,12 +80,13 @@ thread_local! {
     static PROJECTING: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether the value being serialized on this thread is an MCP success reply, from which every
-/// handler outline node loses `tokens` whatever they hold (RFC 0276): a node asks, to leave
-/// them out rather than compute them for nothing. What is sent does not depend on the answer;
-/// the pruning removes `tokens` either way.
-pub fn projecting() -> bool {
-    PROJECTING.get()
+/// Whether a handler outline node being serialized on this thread leaves out its member `key`,
+/// whose value has `shape`: while an MCP success reply is written, the members RFC 0276
+/// prunes from every node. A node (an object with `id`, `text` and `children` by
+/// construction) asks so as not to compute and write what would be dropped, `tokens` above
+/// all; what is sent does not depend on it, as the pruning drops them either way.
+pub fn node_leaves_out(key: &str, shape: Shape) -> bool {
+    PROJECTING.get() && is_gui_field(key.as_bytes(), shape)
 }
 
 /// `f` with [`projecting`] true; the flag is restored even if `f` panics.
@@ -107,7 +108,7 @@ const NODE_KEYS: [&str; 3] = ["id", "text", "children"];
 
 /// What the pruning looks at in a value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Shape {
+pub enum Shape {
     False,
     Null,
     EmptyCollection,
