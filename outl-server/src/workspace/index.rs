@@ -753,19 +753,23 @@ impl Index {
                 total,
             };
         }
-        let names = |n: u32| self.tables.block_names(n).unwrap_or_default();
-        let best_first = |a: &(f64, u32), b: &(f64, u32)| {
-            b.0.total_cmp(&a.0)
-                .then_with(|| names(a.1).cmp(&names(b.1)))
+        // Scores tie often (one term, blocks of one length): the names that break ties are
+        // looked up once a candidate, not once a comparison.
+        let mut ranked: Vec<(f64, (&str, &str), u32)> = candidates
+            .into_iter()
+            .map(|(score, n)| (score, self.tables.block_names(n).unwrap_or_default(), n))
+            .collect();
+        let best_first = |a: &(f64, (&str, &str), u32), b: &(f64, (&str, &str), u32)| {
+            b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1))
         };
         if end < total {
-            candidates.select_nth_unstable_by(end - 1, best_first);
-            candidates.truncate(end);
+            ranked.select_nth_unstable_by(end - 1, best_first);
+            ranked.truncate(end);
         }
-        candidates.sort_unstable_by(best_first);
-        let hits = candidates[offset..]
+        ranked.sort_unstable_by(best_first);
+        let hits = ranked[offset..]
             .iter()
-            .filter_map(|&(score, n)| {
+            .filter_map(|&(score, _, n)| {
                 let (slug, id, text) = texts.get(n)?;
                 Some(SearchHit {
                     slug: slug.to_string(),
@@ -1098,16 +1102,17 @@ impl Search {
     }
 }
 
-/// Reads blocks' texts by block number, a page at a time: the blocks of the page last read
-/// are found without walking it again.
+/// Reads blocks' texts by block number. Blocks asked for one after the other on one page (a
+/// phrase's candidates come by block number) share one walk of the page; a block on its own
+/// is walked to.
 struct BlockTexts<'i, 'a, F> {
     tables: &'i Tables,
     /// The page of a slug.
     page: F,
-    /// The page last read: its number and its blocks in document order.
-    current: Option<(u32, Vec<&'a Block>)>,
-    /// Position in that page of the block last read.
-    last: usize,
+    /// The page of the block last read, and its position there.
+    last: Option<(u32, usize)>,
+    /// That page's blocks in document order, once a second block of it is read.
+    blocks: Vec<&'a Block>,
 }
 
 impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
@@ -1115,8 +1120,8 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
         BlockTexts {
             tables,
             page,
-            current: None,
-            last: 0,
+            last: None,
+            blocks: Vec::new(),
         }
     }
 
@@ -1124,29 +1129,48 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
     fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, &'a str)> {
         let p = self.tables.page_of_block(n)?;
         let slug = self.tables.slugs.name(p);
-        if self
-            .current
-            .as_ref()
-            .is_none_or(|(current, _)| *current != p)
-        {
-            let blocks = (self.page)(slug).map(Page::blocks_preorder);
-            self.current = Some((p, blocks.unwrap_or_default()));
-            self.last = 0;
-        }
-        let (_, blocks) = self.current.as_ref()?;
-        // A page's blocks are mostly asked for in document order: look on from the last.
         let numbers = self.tables.blocks_of(p);
-        let (before, after) = numbers.split_at(self.last.min(numbers.len()));
+        let (same_page, from) = match self.last {
+            Some((last_page, at)) if last_page == p => (true, at.min(numbers.len())),
+            _ => (false, 0),
+        };
+        // On one page, blocks mostly come in document order: look on from the last.
+        let (before, after) = numbers.split_at(from);
         let at = match after.iter().position(|&m| m == n) {
-            Some(i) => before.len() + i,
+            Some(i) => from + i,
             None => before.iter().position(|&m| m == n)?,
         };
-        self.last = at;
-        let block = blocks.get(at)?;
+        let block = if same_page {
+            if self.blocks.is_empty() {
+                self.blocks = (self.page)(slug)?.blocks_preorder();
+            }
+            *self.blocks.get(at)?
+        } else {
+            self.blocks.clear();
+            nth_block(&(self.page)(slug)?.blocks, at)?
+        };
+        self.last = Some((p, at));
         let id = self.tables.ids.name(n);
         // A page changed behind the index is not read.
         (block.id == id).then_some((slug, id, block.text.as_str()))
     }
+}
+
+/// The block at `position` in document order.
+fn nth_block(blocks: &[Block], mut position: usize) -> Option<&Block> {
+    fn walk<'a>(blocks: &'a [Block], position: &mut usize) -> Option<&'a Block> {
+        for block in blocks {
+            if *position == 0 {
+                return Some(block);
+            }
+            *position -= 1;
+            if let Some(found) = walk(&block.children, position) {
+                return Some(found);
+            }
+        }
+        None
+    }
+    walk(blocks, &mut position)
 }
 
 struct ParsedQuery {
