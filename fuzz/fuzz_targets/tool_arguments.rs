@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use outl_server::actions::REGISTRY;
+use outl_server::mcp::payload::tool_success_payload;
 use outl_server::workspace::Workspace;
 use serde_json::{Map, Value};
 
@@ -166,7 +167,11 @@ fuzz_target!(|input: Input| {
                 };
                 args.insert(key, value.to_json(&fixture.known));
             }
-            let _ = tool.call(&fixture.workspace, Value::Object(args));
+            if let Ok(reply) = tool.call(&fixture.workspace, Value::Object(args)) {
+                // A reply is serialized when it is sent: as the MCP projection, or whole by the CLI.
+                let _ = tool_success_payload(&reply);
+                let _ = reply.data();
+            }
         }
         Input::Raw { tool, bytes } => {
             let tool = pick(tool);
