@@ -1,6 +1,6 @@
 //! Micro-benchmarks of the hot paths under every call: the outline parser, serializer and
-//! inline tokenizer, the RFC 0276 reply projection of a large real reply, and the index (build
-//! and search).
+//! inline tokenizer, the RFC 0276 reply projection of a large real reply and the whole read
+//! behind it (handler and projection), and the index (build and search).
 //!
 //! Inputs come from `outl bench gen`'s generator: a 2,862-page workspace under `cargo bench`,
 //! 200 pages when `cargo test --all-targets` runs each benchmark once, which keeps CI cheap.
