@@ -551,7 +551,7 @@ impl Index {
         self.tables.register(page);
     }
 
-    /// Indexes pages [`register`](Self::register)ed since the index was empty, all at once, in
+    /// Indexes `pages`, every page [`register`](Self::register)ed, all at once and afresh, in
     /// slug order: the holders on this thread, the search on another.
     pub(super) fn index_registered(&mut self, pages: &[&Page]) {
         let mut numbered: Vec<(u32, &Page)> = pages
