@@ -77,6 +77,7 @@ pub(crate) fn pruned_json<T: Serialize + ?Sized>(output: &T) -> Result<String, s
 }
 
 thread_local! {
+    /// Set while an MCP success reply is serialized on this thread.
     static PROJECTING: Cell<bool> = const { Cell::new(false) };
 }
 
@@ -89,7 +90,7 @@ pub fn node_leaves_out(key: &str, shape: Shape) -> bool {
     PROJECTING.get() && is_gui_field(key.as_bytes(), shape)
 }
 
-/// `f` with [`projecting`] true; the flag is restored even if `f` panics.
+/// `f` with the flag [`node_leaves_out`] reads set; it is restored even if `f` panics.
 fn while_projecting<T>(f: impl FnOnce() -> T) -> T {
     struct Restore(bool);
     impl Drop for Restore {
