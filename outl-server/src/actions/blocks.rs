@@ -366,7 +366,7 @@ pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Er
             }
         };
         Ok(Written {
-            id: block.id.clone(),
+            id: block.id.to_string(),
             page: page.to_string(),
         })
     })
@@ -452,7 +452,7 @@ pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error
         *last -= 1;
         let previous = page
             .block_at(&path)
-            .map(|b| b.id.clone())
+            .map(|b| b.id.to_string())
             .ok_or_else(|| lookup::block_not_found(&args.id))?;
         let block = page
             .take_block(&args.id)
@@ -489,7 +489,7 @@ pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error>
     edit_block(ws, "block.todo", &args.id, |page, block| {
         block.text = outline::set_task_marker(&block.text, marker);
         Ok(TaskSet {
-            id: block.id.clone(),
+            id: block.id.to_string(),
             page: page.to_string(),
             todo: marker,
         })
@@ -531,7 +531,7 @@ pub fn outl_block_property_set(
     edit_block(ws, "block.property_set", &args.id, |page, block| {
         set_property(&mut block.properties, &args.key, Some(value));
         Ok(PropertiesSet {
-            id: block.id.clone(),
+            id: block.id.to_string(),
             page: page.to_string(),
             properties: block.properties.clone(),
         })
@@ -548,7 +548,7 @@ pub fn outl_block_property_remove(
     edit_block(ws, "block.property_remove", &args.id, |page, block| {
         let removed = set_property(&mut block.properties, &args.key, None);
         Ok(PropertyRemoved {
-            id: block.id.clone(),
+            id: block.id.to_string(),
             page: page.to_string(),
             removed,
             properties: block.properties.clone(),
@@ -564,7 +564,7 @@ pub fn outl_block_collapse(ws: &Workspace, args: CollapseArgs) -> Result<Folded,
         let value = args.collapsed.then_some("true");
         set_property(&mut block.properties, COLLAPSED, value);
         Ok(Folded {
-            id: block.id.clone(),
+            id: block.id.to_string(),
             page: page.to_string(),
             collapsed: args.collapsed,
         })
@@ -680,7 +680,7 @@ fn height(block: &Block) -> usize {
 fn parent_id(page: &Page, id: &str) -> Option<String> {
     let (path, _) = page.find_block(id)?;
     let parent = path.split_last().map(|(_, up)| up)?;
-    page.block_at(parent).map(|b| b.id.clone())
+    page.block_at(parent).map(|b| b.id.to_string())
 }
 
 /// The slug of the page holding the block.
@@ -710,7 +710,7 @@ fn edit_block<R>(
 /// parsing applies the format's normalisation and escapes, so the text stays one block.
 fn new_block(ws: &Workspace, text: &str) -> Result<Block, Error> {
     let draft = Block {
-        id: String::new(),
+        id: Default::default(),
         text: text.to_string(),
         properties: Properties::new(),
         children: Vec::new(),

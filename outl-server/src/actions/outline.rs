@@ -52,7 +52,7 @@ impl OutlineNode {
             (Vec::new(), block.children.len())
         };
         OutlineNode {
-            id: block.id.clone(),
+            id: block.id.to_string(),
             text,
             todo,
             collapsed: is_collapsed(block),

@@ -579,7 +579,7 @@ pub fn preorder_ids(blocks: &[Block]) -> Vec<String> {
     for block in blocks {
         block.collect_preorder(&mut all);
     }
-    all.into_iter().map(|b| b.id.clone()).collect()
+    all.into_iter().map(|b| b.id.to_string()).collect()
 }
 
 /// A block as a reader sees it: references resolved, structural properties left out.

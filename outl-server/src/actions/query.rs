@@ -44,7 +44,7 @@ impl Hit {
     fn block(page: &Page, block: &Block) -> Hit {
         Hit {
             page: page.slug.clone(),
-            id: Some(block.id.clone()),
+            id: Some(block.id.to_string()),
             text: Some(block.text.clone()),
         }
     }
@@ -348,7 +348,7 @@ pub fn outl_tasks(ws: &Workspace, args: TasksArgs) -> Result<Hits, Error> {
         graph.page(slug).into_iter().flat_map(move |page| {
             page.blocks_preorder()
                 .into_iter()
-                .filter(|block| ids.contains(&block.id))
+                .filter(|block| ids.contains(block.id.as_str()))
                 .map(move |block| Hit::block(page, block))
         })
     });

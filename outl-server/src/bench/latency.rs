@@ -315,9 +315,9 @@ impl Targets {
                 .iter()
                 .find(|b| !b.children.is_empty())
                 .unwrap_or(&page.blocks[0]);
-            trees.push(tree.id.clone());
+            trees.push(tree.id.to_string());
             if let Some(leaf) = first_leaf(&page.blocks) {
-                leaves.push((leaf.id.clone(), leaf.text.clone()));
+                leaves.push((leaf.id.to_string(), leaf.text.clone()));
             }
             if let Some(word) = longest_word(&page.blocks[0].text) {
                 queries.push(word);

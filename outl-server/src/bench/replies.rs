@@ -410,7 +410,7 @@ impl Targets {
             .find(|b| {
                 b.properties.contains_key("id") && !graph.index().block_refs(&b.id).is_empty()
             })
-            .map_or_else(|| tree.id.clone(), |b| b.id.clone());
+            .map_or_else(|| tree.id.to_string(), |b| b.id.to_string());
         let query = first_words(&page.blocks[0].text, 2);
         Ok(Targets {
             page: page.slug.clone(),
@@ -419,9 +419,9 @@ impl Targets {
             spare_pages,
             journal: journal.slug.clone(),
             today,
-            tree: tree.id.clone(),
-            child: child.id.clone(),
-            second_top: second_top.id.clone(),
+            tree: tree.id.to_string(),
+            child: child.id.to_string(),
+            second_top: second_top.id.to_string(),
             leaves,
             referenced,
             tag,
@@ -449,7 +449,7 @@ fn block_count(blocks: &[Block]) -> usize {
 fn collect_leaves(blocks: &[Block], out: &mut Vec<String>) {
     for block in blocks {
         if block.children.is_empty() {
-            out.push(block.id.clone());
+            out.push(block.id.to_string());
         } else {
             collect_leaves(&block.children, out);
         }

@@ -78,13 +78,13 @@
 mod inline;
 mod links;
 mod parse;
+mod properties;
 mod serialize;
 mod syntax;
 mod task;
 #[cfg(test)]
 mod tests;
 
-use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 pub use inline::{Token, source, tokenize};
@@ -93,6 +93,7 @@ pub use links::{
     rename_property_links, same_page_name, tags, text_links,
 };
 pub use parse::parse;
+pub use properties::Properties;
 pub use serialize::{is_property_value, serialize};
 pub use syntax::is_property_key;
 pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, task_marker};
@@ -102,8 +103,6 @@ pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, 
 /// JSON within the nesting limit of common JSON parsers) whatever a file holds.
 pub const MAX_DEPTH: usize = 50;
 
-/// Ordered `key:: value` properties, as written.
-pub type Properties = IndexMap<String, String>;
 
 /// One block of the parser AST. `properties` deliberately has no `#[serde(default)]`:
 /// `outl_export_json` returns this type and must deserialize back into it (RFC 0276).

@@ -178,14 +178,19 @@ impl<'a> OpenBlock<'a> {
 
     fn into_node(mut self) -> OutlineNode {
         self.settle_blanks();
+        // Sized exactly: a page holds its blocks' texts and properties for as long as it is
+        // open, so spare capacity would be paid on every block.
         let mut text = self.first_line;
+        text.reserve_exact(self.body.iter().map(|line| 1 + line.len()).sum());
         for line in &self.body {
             text.push('\n');
             text.push_str(line);
         }
+        let mut properties = self.properties;
+        properties.shrink_to_fit();
         OutlineNode {
             text,
-            properties: self.properties,
+            properties,
             children: self.children,
         }
     }

@@ -138,9 +138,10 @@ fn normalize_properties(properties: &Properties) -> Cow<'_, Properties> {
     }
     let mut normalized = Properties::with_capacity(properties.len());
     for (key, value) in properties {
-        normalized
-            .entry(normalize_key(key).into_owned())
-            .or_insert_with(|| normalize_value(value).into_owned());
+        let key = normalize_key(key);
+        if !normalized.contains_key(&key) {
+            normalized.insert(key.into_owned(), normalize_value(value).into_owned());
+        }
     }
     Cow::Owned(normalized)
 }

@@ -16,7 +16,7 @@ pub fn parse(md: &str) -> (Properties, Vec<Block>) {
 
 fn block_of(node: OutlineNode) -> Block {
     Block {
-        id: String::new(),
+        id: Default::default(),
         text: node.text,
         properties: node.properties,
         children: node.children.into_iter().map(block_of).collect(),

@@ -250,7 +250,7 @@ impl Graph {
                 && block.id != user
                 && !taken(user, also_taken)
             {
-                block.id = user.to_string();
+                block.id = user.into();
                 changed = true;
             }
             if block.id.is_empty() || taken(&block.id, also_taken) {
@@ -259,13 +259,13 @@ impl Graph {
                 block.id = match &mut minting {
                     Minting::Derived => {
                         let material = format!("{file}\0{position}\0{}", block.text);
-                        ids::derived_id(material.as_bytes(), count, is_taken)
+                        ids::derived_id(material.as_bytes(), count, is_taken).into()
                     }
-                    Minting::Fresh(minter) => minter.fresh(count, is_taken),
+                    Minting::Fresh(minter) => minter.fresh(count, is_taken).into(),
                 };
                 changed = true;
             }
-            also_taken.insert(block.id.clone());
+            also_taken.insert(block.id.to_string());
         });
         changed
     }

@@ -4,6 +4,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use compact_str::CompactString;
+
 use super::model::Block;
 
 /// The property a user writes to give a block its own id.
@@ -137,12 +139,12 @@ pub fn carry_ids(old: &[Block], new: &mut [Block]) {
     let new_texts: Vec<&str> = new_flat.iter().map(|b| b.text.as_str()).collect();
     let wanted: Vec<bool> = user_ids.iter().map(Option::is_none).collect();
     let matches = match_positions(&old_texts, &new_texts, &available, &wanted);
-    let ids: Vec<Option<String>> = new_flat
+    let ids: Vec<Option<CompactString>> = new_flat
         .iter()
         .zip(&user_ids)
         .zip(&matches)
         .map(|((_, user), matched)| match (user, matched) {
-            (Some(user), _) => Some(user.to_string()),
+            (Some(user), _) => Some((*user).into()),
             (None, Some(i)) => Some(old_flat[*i].id.clone()),
             (None, None) => None,
         })
@@ -159,7 +161,10 @@ fn preorder(blocks: &[Block]) -> Vec<&Block> {
     out
 }
 
-fn set_ids_preorder(blocks: &mut [Block], ids: &mut impl Iterator<Item = Option<String>>) {
+fn set_ids_preorder(
+    blocks: &mut [Block],
+    ids: &mut impl Iterator<Item = Option<CompactString>>,
+) {
     for block in blocks {
         if let Some(Some(id)) = ids.next() {
             block.id = id;
@@ -170,7 +175,7 @@ fn set_ids_preorder(blocks: &mut [Block], ids: &mut impl Iterator<Item = Option<
 
 /// Sets the ids of `blocks` from `ids` in document order (a sidecar's list).
 pub fn assign_preorder(blocks: &mut [Block], ids: &[String]) {
-    let mut ids = ids.iter().map(|id| Some(id.clone()));
+    let mut ids = ids.iter().map(|id| Some(id.as_str().into()));
     set_ids_preorder(blocks, &mut ids);
 }
 
@@ -244,7 +249,7 @@ mod tests {
     }
 
     fn ids(blocks: &[Block]) -> Vec<String> {
-        preorder(blocks).iter().map(|b| b.id.clone()).collect()
+        preorder(blocks).iter().map(|b| b.id.to_string()).collect()
     }
 
     #[test]

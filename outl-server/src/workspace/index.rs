@@ -1256,7 +1256,7 @@ mod tests {
         let mut next = 0;
         fn give_ids(blocks: &mut [Block], prefix: &str, next: &mut usize) {
             for block in blocks {
-                block.id = format!("{prefix}{next}");
+                block.id = format!("{prefix}{next}").into();
                 *next += 1;
                 give_ids(&mut block.children, prefix, next);
             }

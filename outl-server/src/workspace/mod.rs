@@ -334,10 +334,11 @@ impl Workspace {
         let mut fresh = HashSet::new();
         let count = graph.block_count();
         give_fresh_ids(&mut blocks, &mut |block| match ids::user_id(block) {
-            Some(user) => block.id = user.to_string(),
+            Some(user) => block.id = user.into(),
             None => {
-                block.id = minter.fresh(count, |id| graph.id_taken(id) || fresh.contains(id));
-                fresh.insert(block.id.clone());
+                let id = minter.fresh(count, |id| graph.id_taken(id) || fresh.contains(id));
+                block.id = id.as_str().into();
+                fresh.insert(id);
             }
         });
         (properties, blocks)
@@ -645,7 +646,7 @@ impl Workspace {
                 .page
                 .blocks_preorder()
                 .iter()
-                .map(|b| b.id.clone())
+                .map(|b| b.id.to_string())
                 .collect(),
             base: loaded.md.clone(),
         };

@@ -1,6 +1,7 @@
 //! The handler-facing model of a workspace: pages made of blocks, each block with its id.
 
 use chrono::NaiveDate;
+use compact_str::CompactString;
 use serde::Serialize;
 
 use crate::outline::Properties;
@@ -37,7 +38,7 @@ pub struct Page {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Block {
     /// Short base32 id minted by outl, or the block's own `id::` property when it has one.
-    pub id: String,
+    pub id: CompactString,
     /// Raw text as in the markdown, task marker included, without the property lines.
     pub text: String,
     /// `key:: value` lines under the block's first line, as written (`collapsed::`, `id::` too).

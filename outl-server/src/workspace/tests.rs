@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::*;
 use chrono::NaiveDate;
+use compact_str::CompactString;
 
 fn write(root: &Path, file: &str, md: &str) {
     let path = root.join(file);
@@ -21,7 +22,7 @@ fn ids_of(ws: &Workspace, slug: &str) -> Vec<(String, String)> {
         .unwrap_or_else(|| panic!("no page {slug}"));
     page.blocks_preorder()
         .iter()
-        .map(|b| (b.text.clone(), b.id.clone()))
+        .map(|b| (b.text.clone(), b.id.to_string()))
         .collect()
 }
 
@@ -80,7 +81,7 @@ fn pages_are_read_with_names_slugs_and_kinds() {
         ("project x", "Project X", "pages/Project X.md")
     );
     assert_eq!(page.blocks[0].text, "TODO Call [[Bob]] about #launch");
-    assert_eq!(page.blocks[0].properties["priority"], "high");
+    assert_eq!(page.blocks[0].properties.get("priority").unwrap(), "high");
     let journal = snapshot.resolve("2026-11-30").unwrap();
     assert_eq!(
         journal.kind,
@@ -130,7 +131,7 @@ fn user_id_property_is_the_block_id() {
     let snapshot = ws.snapshot();
     let block = snapshot.block("ref-target").unwrap();
     assert_eq!(block.page.slug, "bob");
-    assert_eq!(block.block.properties["id"], "ref-target");
+    assert_eq!(block.block.properties.get("id").unwrap(), "ref-target");
 }
 
 #[test]
@@ -161,7 +162,7 @@ fn parse_blocks_gives_fresh_unique_ids() {
     let blocks = ws.parse_blocks("- one\n\t- two\n- three\n");
     let ids: Vec<&str> = vec![&blocks[0].id, &blocks[0].children[0].id, &blocks[1].id]
         .into_iter()
-        .map(String::as_str)
+        .map(CompactString::as_str)
         .collect();
     assert!(
         ids.iter()

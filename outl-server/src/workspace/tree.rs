@@ -129,7 +129,7 @@ mod tests {
             .iter()
             .map(|b| {
                 if b.children.is_empty() {
-                    b.id.clone()
+                    b.id.to_string()
                 } else {
                     format!("{}({})", b.id, shape(&b.children))
                 }
@@ -167,7 +167,7 @@ mod tests {
         let back = p.put_block(Place::After("nope"), block("x", vec![block("x1", vec![])]));
         assert_eq!(back.map_err(|b| shape(&[b])), Err("x(x1)".to_string()));
         let back = p.put_block(Place::LastChildOf("nope"), block("y", vec![]));
-        assert_eq!(back.map_err(|b| b.id), Err("y".to_string()));
+        assert_eq!(back.map_err(|b| b.id), Err("y".into()));
         assert_eq!(shape(&p.blocks), "a(b(c) d) e");
     }
 

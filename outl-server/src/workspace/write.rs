@@ -76,7 +76,7 @@ fn preorder_ids(blocks: &[Block]) -> Vec<String> {
     for block in blocks {
         let mut all = Vec::new();
         block.collect_preorder(&mut all);
-        out.extend(all.into_iter().map(|b| b.id.clone()));
+        out.extend(all.into_iter().map(|b| b.id.to_string()));
     }
     out
 }
@@ -802,7 +802,7 @@ fn fill_ids_by_text(from: &[Block], blocks: &mut [Block]) {
             if block.id.is_empty()
                 && let Some(at) = free.iter().position(|(text, _)| *text == block.text)
             {
-                block.id = free.swap_remove(at).1.to_owned();
+                block.id = free.swap_remove(at).1.into();
             }
             give(&mut block.children, free);
         }
