@@ -87,7 +87,7 @@ fn writer_process() {
         let text = format!("{tag}-{i}");
         ws.edit("test.append", &[COUNTER], |pages| {
             pages[0].blocks.push(Block {
-                id: String::new(),
+                id: Default::default(),
                 text: text.clone(),
                 properties: Default::default(),
                 children: Vec::new(),
