@@ -174,8 +174,8 @@ fn set_ids_preorder(
 }
 
 /// Sets the ids of `blocks` from `ids` in document order (a sidecar's list).
-pub fn assign_preorder(blocks: &mut [Block], ids: &[String]) {
-    let mut ids = ids.iter().map(|id| Some(id.as_str().into()));
+pub fn assign_preorder(blocks: &mut [Block], ids: &[impl AsRef<str>]) {
+    let mut ids = ids.iter().map(|id| Some(id.as_ref().into()));
     set_ids_preorder(blocks, &mut ids);
 }
 

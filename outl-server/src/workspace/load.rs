@@ -170,21 +170,32 @@ pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, Strin
     let md = String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_string())?;
     let stamp = Stamp::of(&meta);
     let mut page = page_of(file, &md, format, stamp.updated());
-    let origin = match Sidecar::read(root, file) {
-        None => Origin::New,
-        Some(sidecar) if sidecar.hash == page.hash => {
-            if ids::count_blocks(&page.blocks) == sidecar.ids.len() {
-                ids::assign_preorder(&mut page.blocks, &sidecar.ids);
-            } else {
-                // Only a parser change can get here; keep what ids still fit.
-                carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
-            }
+    let sidecar_text = Sidecar::read_text(root, file);
+    let current_ids = sidecar_text
+        .as_deref()
+        .and_then(|text| Sidecar::ids_of_current(text, &md, &page.hash))
+        .filter(|ids| ids::count_blocks(&page.blocks) == ids.len());
+    let origin = match current_ids {
+        Some(ids) => {
+            ids::assign_preorder(&mut page.blocks, &ids);
             Origin::Known
         }
-        Some(sidecar) => {
-            carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
-            Origin::Ahead(Frozen::new(&page, &sidecar.hash, &sidecar.base, &md))
-        }
+        None => match sidecar_text.as_deref().and_then(Sidecar::decode) {
+            None => Origin::New,
+            Some(sidecar) if sidecar.hash == page.hash => {
+                if ids::count_blocks(&page.blocks) == sidecar.ids.len() {
+                    ids::assign_preorder(&mut page.blocks, &sidecar.ids);
+                } else {
+                    // Only a parser change can get here; keep what ids still fit.
+                    carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
+                }
+                Origin::Known
+            }
+            Some(sidecar) => {
+                carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
+                Origin::Ahead(Frozen::new(&page, &sidecar.hash, &sidecar.base, &md))
+            }
+        },
     };
     Ok(Loaded {
         page,

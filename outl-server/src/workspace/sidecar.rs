@@ -53,9 +53,7 @@ impl Sidecar {
 
     /// `None` for anything that is not a complete sidecar (a torn or foreign file).
     pub fn decode(text: &str) -> Option<Sidecar> {
-        let rest = text.strip_prefix(MAGIC)?.strip_prefix("\nhash ")?;
-        let (hash, rest) = rest.split_once('\n')?;
-        let (ids, base) = rest.strip_prefix("ids")?.split_once("\n--\n")?;
+        let (hash, ids, base) = parts(text)?;
         let sidecar = Sidecar {
             hash: hash.to_string(),
             ids: ids.split_whitespace().map(str::to_string).collect(),
@@ -65,13 +63,34 @@ impl Sidecar {
         (super::content_hash(sidecar.base.as_bytes()) == sidecar.hash).then_some(sidecar)
     }
 
+    /// The ids in `text` (a sidecar's encoding) if its base is `md`, whose content hash is
+    /// `hash`: what opening a workspace finds for almost every page. Comparing the base with
+    /// the page spares copying and hashing it.
+    pub fn ids_of_current<'t>(text: &'t str, md: &str, hash: &str) -> Option<Vec<&'t str>> {
+        let (sidecar_hash, ids, base) = parts(text)?;
+        (sidecar_hash == hash && base == md).then(|| ids.split_whitespace().collect())
+    }
+
+    /// The text of the sidecar of the page file `file`, if it has one.
+    pub fn read_text(root: &Path, file: &str) -> Option<String> {
+        std::fs::read_to_string(path(root, file)).ok()
+    }
+
     pub fn read(root: &Path, file: &str) -> Option<Sidecar> {
-        Sidecar::decode(&std::fs::read_to_string(path(root, file)).ok()?)
+        Sidecar::decode(&Sidecar::read_text(root, file)?)
     }
 
     pub fn write(&self, root: &Path, file: &str, durability: Durability) -> std::io::Result<()> {
         disk::write_atomic(&path(root, file), self.encode().as_bytes(), durability)
     }
+}
+
+/// The hash, the ids (space-separated) and the base of a sidecar's encoding.
+fn parts(text: &str) -> Option<(&str, &str, &str)> {
+    let rest = text.strip_prefix(MAGIC)?.strip_prefix("\nhash ")?;
+    let (hash, rest) = rest.split_once('\n')?;
+    let (ids, base) = rest.strip_prefix("ids")?.split_once("\n--\n")?;
+    Some((hash, ids, base))
 }
 
 #[cfg(test)]
@@ -87,6 +106,13 @@ mod tests {
             base,
         };
         assert_eq!(Sidecar::decode(&sidecar.encode()), Some(sidecar.clone()));
+        let text = sidecar.encode();
+        assert_eq!(
+            Sidecar::ids_of_current(&text, &sidecar.base, &sidecar.hash),
+            Some(vec!["aaaaaa", "bbbbbb"])
+        );
+        assert_eq!(Sidecar::ids_of_current(&text, "- one\n", &sidecar.hash), None);
+        assert_eq!(Sidecar::ids_of_current(&text, &sidecar.base, "0000"), None);
         let torn = sidecar.encode();
         assert_eq!(Sidecar::decode(&torn[..torn.len() - 3]), None);
         assert_eq!(Sidecar::decode("something else"), None);
