@@ -103,7 +103,6 @@ pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, 
 /// JSON within the nesting limit of common JSON parsers) whatever a file holds.
 pub const MAX_DEPTH: usize = 50;
 
-
 /// One block of the parser AST. `properties` deliberately has no `#[serde(default)]`:
 /// `outl_export_json` returns this type and must deserialize back into it (RFC 0276).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

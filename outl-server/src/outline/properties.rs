@@ -88,7 +88,9 @@ impl Properties {
         self.0.iter().map(|(k, _)| k)
     }
 
-    pub fn values_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut String> + ExactSizeIterator {
+    pub fn values_mut(
+        &mut self,
+    ) -> impl DoubleEndedIterator<Item = &mut String> + ExactSizeIterator {
         self.0.iter_mut().map(|(_, v)| v)
     }
 

@@ -161,10 +161,7 @@ fn preorder(blocks: &[Block]) -> Vec<&Block> {
     out
 }
 
-fn set_ids_preorder(
-    blocks: &mut [Block],
-    ids: &mut impl Iterator<Item = Option<CompactString>>,
-) {
+fn set_ids_preorder(blocks: &mut [Block], ids: &mut impl Iterator<Item = Option<CompactString>>) {
     for block in blocks {
         if let Some(Some(id)) = ids.next() {
             block.id = id;

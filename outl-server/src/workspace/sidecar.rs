@@ -111,7 +111,10 @@ mod tests {
             Sidecar::ids_of_current(&text, &sidecar.base, &sidecar.hash),
             Some(vec!["aaaaaa", "bbbbbb"])
         );
-        assert_eq!(Sidecar::ids_of_current(&text, "- one\n", &sidecar.hash), None);
+        assert_eq!(
+            Sidecar::ids_of_current(&text, "- one\n", &sidecar.hash),
+            None
+        );
         assert_eq!(Sidecar::ids_of_current(&text, &sidecar.base, "0000"), None);
         let torn = sidecar.encode();
         assert_eq!(Sidecar::decode(&torn[..torn.len() - 3]), None);
