@@ -118,11 +118,13 @@
 //!   workspace lock: right for a short-lived process (the CLI), which never waits long.
 //! - A long-running server calls [`Workspace::watch_outside_edits`]: a thread of its own looks
 //!   instead, and reads never do. It first *probes* with no lock held: it copies each page's
-//!   file and stamp out of the graph, lets go of it, and stats the files. Only a difference (a
-//!   new, gone or re-stamped file, a change to a file that is not served, a shadowing page that
-//!   stopped serving its name) makes it take the workspace lock and refresh, which looks at
-//!   everything again, so a change that races the probe costs one redundant look at most. On an
-//!   unchanged workspace, reads and writes therefore never wait for a look at every file.
+//!   file and stamp out of the graph, lets go of it, and stats the files. What moved is then
+//!   checked against the graph as it is by then (outl's own writes meanwhile moved files too,
+//!   and the graph has their stamps). Only a difference that remains (a new, gone or
+//!   re-stamped file, a change to a file that is not served, a shadowing page that stopped
+//!   serving its name) makes it take the workspace lock and refresh, which looks at everything
+//!   again, so a change that races the probe costs one redundant look at most. On an unchanged
+//!   workspace, reads and writes therefore never wait for a look at every file.
 //!
 //! A refresh stats the files with no lock on the graph (the workspace lock already keeps
 //! writers out): reads and writes wait only while it applies what it found.
@@ -354,8 +356,9 @@ impl Workspace {
     /// [`snapshot`](Self::snapshot), on the same schedule: for a long-running server, whose
     /// reads and writes then never wait for a look at every file. The thread probes with no
     /// lock held and refreshes only when the probe finds a difference (see the module docs);
-    /// what goes wrong is logged. It holds the workspace only while it looks and ends once the
-    /// workspace is dropped; it never keeps the process alive. Calling this again does nothing.
+    /// what goes wrong is logged. It holds the workspace only while it looks, and ends at its
+    /// first wake after the workspace is dropped; it never keeps the process alive. Calling
+    /// this again does nothing.
     pub fn watch_outside_edits(self: &Arc<Self>) {
         self.watch_every(RESCAN_INTERVAL);
     }
@@ -378,15 +381,17 @@ impl Workspace {
         }
     }
 
-    /// One background look: the probe, with no lock held, and a refresh if it found a
-    /// difference. `unserved` holds the stamps of the files no page is served from, as the last
-    /// look that went through saw them (the graph keeps no stamp for them).
-    fn refresh_if_changed(&self, unserved: &mut FxHashMap<String, Option<Stamp>>) {
-        let served = Served::of(&self.graph());
-        let disk = OnDisk::look(&self.root, &served);
+    /// One background look: the probe, which stats the files with no lock held, and a refresh
+    /// if it found a difference. `last_seen` is [`OnDisk::differs`]'s.
+    fn refresh_if_changed(&self, last_seen: &mut Stamps) {
+        let disk = {
+            let served = served_stamps(&self.graph());
+            OnDisk::look(&self.root, &served)
+        };
+        let differs = disk.differs(&self.graph(), last_seen);
         #[cfg(test)]
         self.background_looks.probes.fetch_add(1, Ordering::AcqRel);
-        if disk.differs(&served, unserved) {
+        if differs {
             if let Err(e) = self.refresh() {
                 tracing::warn!("cannot look for files changed outside outl: {e}");
                 return;
@@ -396,7 +401,7 @@ impl Workspace {
                 .refreshes
                 .fetch_add(1, Ordering::AcqRel);
         }
-        *unserved = disk.unserved_stamps();
+        *last_seen = disk.to_read.into_iter().collect();
     }
 
     /// Checks a path relative to the workspace (for reading or writing a file a caller
@@ -596,8 +601,10 @@ impl Workspace {
     /// at and read with no lock on the graph (the workspace lock keeps writers out already), so
     /// reads go on meanwhile and wait only for the apply.
     fn rescan(&self) -> Result<(), Error> {
-        let served = Served::of(&self.graph());
-        let disk = OnDisk::look(&self.root, &served);
+        let disk = {
+            let served = served_stamps(&self.graph());
+            OnDisk::look(&self.root, &served)
+        };
         let changed: Vec<String> = disk.to_read.into_iter().map(|(file, _)| file).collect();
         let loaded = load_parallel(&self.root, &changed, self.format);
         let mut graph = self.graph_mut();
@@ -724,7 +731,7 @@ impl Workspace {
 /// The background looks for outside edits of `workspace`, until it is dropped.
 fn look_in_background(workspace: Weak<Workspace>, at_least: Duration) {
     let _hand_back = HandBack(workspace.clone());
-    let mut unserved = FxHashMap::default();
+    let mut last_seen = Stamps::default();
     let mut cost = Duration::ZERO;
     loop {
         std::thread::sleep(rescan_interval(at_least, cost));
@@ -732,7 +739,7 @@ fn look_in_background(workspace: Weak<Workspace>, at_least: Duration) {
             return;
         };
         let started = Instant::now();
-        workspace.refresh_if_changed(&mut unserved);
+        workspace.refresh_if_changed(&mut last_seen);
         cost = started.elapsed();
     }
 }
@@ -749,60 +756,38 @@ impl Drop for HandBack {
     }
 }
 
-/// What the graph holds of the page files, copied out of it so that the disk can be looked at
-/// with no lock on the graph.
-struct Served {
-    /// The file of every page, with its stamp as last verified (`None`: to be hashed before it
-    /// is trusted).
-    stamps: FxHashMap<String, Option<Stamp>>,
-    /// Whether a shadowed file's slug is no longer served by the file that shadowed it: the
-    /// shadowed file may be served now.
-    shadowing_moved: bool,
-    skipped: Vec<Skipped>,
+/// Page files and their stamps: for each page, its file and stamp as last verified (`None`:
+/// to be hashed before it is trusted).
+type Stamps = FxHashMap<String, Option<Stamp>>;
+
+/// The file and stamp of every page, copied out of the graph so that the disk can be looked at
+/// with no lock on it.
+fn served_stamps(graph: &Graph) -> Stamps {
+    graph
+        .pages()
+        .map(|page| (page.file.clone(), graph.stamps.get(&page.slug).copied()))
+        .collect()
 }
 
-impl Served {
-    fn of(graph: &Graph) -> Served {
-        Served {
-            stamps: graph
-                .pages()
-                .map(|page| (page.file.clone(), graph.stamps.get(&page.slug).copied()))
-                .collect(),
-            shadowing_moved: graph
-                .shadowed
-                .iter()
-                .any(|s| graph.slug_of_file(&s.served_by) != Some(s.slug.as_str())),
-            skipped: graph.skipped.clone(),
-        }
-    }
-}
-
-/// Why a file is to be read again.
-enum Reread {
-    /// A page is served from it, and its stamp moved (or was never verified).
-    Restamped,
-    /// No page is served from it (new, shadowed, or unreadable); its stamp now.
-    Unserved(Option<Stamp>),
-}
-
-/// The page files on disk, against what the graph holds.
+/// The page files on disk, against the stamps a look started from.
 struct OnDisk {
     /// Entries passed over by [`load::page_files`].
     skipped: Vec<Skipped>,
     /// The files of served pages that are gone, in path order.
     gone: Vec<String>,
-    /// The files to read again, in path order (the order duplicate slugs are resolved in).
-    to_read: Vec<(String, Reread)>,
+    /// The files to read again, with their stamp now, in path order (the order duplicate
+    /// slugs are resolved in): those whose stamp moved, and those no page is served from (new,
+    /// shadowed, or unreadable).
+    to_read: Vec<(String, Option<Stamp>)>,
 }
 
 impl OnDisk {
     /// Lists and stats the page files; takes no lock.
-    fn look(root: &Path, served: &Served) -> OnDisk {
+    fn look(root: &Path, served: &Stamps) -> OnDisk {
         let (files, skipped) = load::page_files(root);
         let mut gone: Vec<String> = {
             let on_disk: HashSet<&str> = files.iter().map(String::as_str).collect();
             served
-                .stamps
                 .keys()
                 .filter(|file| !on_disk.contains(file.as_str()))
                 .cloned()
@@ -815,10 +800,9 @@ impl OnDisk {
                 let stamp = std::fs::metadata(root.join(&file))
                     .ok()
                     .map(|m| Stamp::of(&m));
-                match served.stamps.get(&file) {
+                match served.get(&file) {
                     Some(known) if stamp.is_some() && *known == stamp => None,
-                    Some(_) => Some((file, Reread::Restamped)),
-                    None => Some((file, Reread::Unserved(stamp))),
+                    _ => Some((file, stamp)),
                 }
             })
             .collect();
@@ -829,28 +813,36 @@ impl OnDisk {
         }
     }
 
-    /// Whether a refresh would change anything, `unserved` being the stamps of the files no
-    /// page is served from when a refresh last read them.
-    fn differs(&self, served: &Served, unserved: &FxHashMap<String, Option<Stamp>>) -> bool {
-        let stamp_moved = self.to_read.iter().any(|(file, why)| match why {
-            Reread::Restamped => true,
-            Reread::Unserved(stamp) => unserved.get(file) != Some(stamp),
-        });
-        !self.gone.is_empty() || stamp_moved || served.shadowing_moved || self.skipped_moved(served)
-    }
-
-    /// Whether the entries passed over differ from those the graph lists, apart from the
-    /// unserved files it could not read (a refresh reads those again when their stamp moves).
-    fn skipped_moved(&self, served: &Served) -> bool {
-        let unreadable: HashSet<&str> = self
+    /// Whether a refresh would change anything. Checked against the graph as it is now, not
+    /// the copy the look started from: outl's own writes since then moved files too, and the
+    /// graph has their stamps. `last_seen` holds the stamps of the files to read again as the
+    /// last look that went through saw them: the graph keeps none for the files it does not
+    /// serve.
+    fn differs(&self, graph: &Graph, last_seen: &Stamps) -> bool {
+        let stamp_of = |file: &str| graph.slug_of_file(file).map(|slug| graph.stamps.get(slug));
+        let gone = self.gone.iter().any(|file| stamp_of(file).is_some());
+        let moved = self
             .to_read
             .iter()
-            .filter(|(_, why)| matches!(why, Reread::Unserved(_)))
-            .map(|(file, _)| file.as_str())
-            .collect();
+            .any(|(file, stamp)| match stamp_of(file) {
+                Some(known) => stamp.is_none() || known != stamp.as_ref(),
+                None => last_seen.get(file) != Some(stamp),
+            });
+        let shadowing_moved = graph
+            .shadowed
+            .iter()
+            .any(|s| graph.slug_of_file(&s.served_by) != Some(s.slug.as_str()));
+        gone || moved || shadowing_moved || self.skipped_moved(graph)
+    }
+
+    /// Whether the entries passed over differ from those the graph lists, apart from the files
+    /// it could not read (a refresh reads those again when their stamp moves).
+    fn skipped_moved(&self, graph: &Graph) -> bool {
+        let unreadable: HashSet<&str> =
+            self.to_read.iter().map(|(file, _)| file.as_str()).collect();
         let by_file = |a: &&Skipped, b: &&Skipped| (&a.file, &a.reason).cmp(&(&b.file, &b.reason));
-        let mut listed: Vec<&Skipped> = served
-            .skipped
+        let mut listed: Vec<&Skipped> = graph
+            .skipped()
             .iter()
             .filter(|s| !unreadable.contains(s.file.as_str()))
             .collect();
@@ -858,17 +850,6 @@ impl OnDisk {
         let mut now: Vec<&Skipped> = self.skipped.iter().collect();
         now.sort_by(by_file);
         listed != now
-    }
-
-    /// The stamps of the files no page is served from.
-    fn unserved_stamps(self) -> FxHashMap<String, Option<Stamp>> {
-        self.to_read
-            .into_iter()
-            .filter_map(|(file, why)| match why {
-                Reread::Unserved(stamp) => Some((file, stamp)),
-                Reread::Restamped => None,
-            })
-            .collect()
     }
 }
 
