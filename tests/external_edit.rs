@@ -4,14 +4,15 @@
 //! the page (its writes get `PAGE_MARKDOWN_AHEAD_OF_LOG` with the data to act on), and after
 //! `outl_page_reconcile` serves both outl's acknowledged writes and the outside edit, with the
 //! ids of unchanged blocks kept, even when the other program saved a copy it read before outl
-//! wrote.
+//! wrote. Pages another program adds, edits or deletes are served by later reads without any
+//! write touching them.
 
 mod mcp_support;
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mcp_support::{StdioSession, json_payload, tool_error};
 use serde_json::{Value, json};
@@ -267,6 +268,55 @@ fn a_stale_copy_saved_over_the_page_loses_none_of_outls_writes() {
     let info = json_payload(&session.call("outl_workspace_info", json!({})));
     assert_eq!(info["frozen"], json!([]), "{info}");
     json_payload(&session.call("outl_page_append", json!({"slug": PAGE, "md": "- zeta"})));
+    session.finish();
+}
+
+/// Files another program writes while `outl mcp` serves the workspace are served by a later
+/// read, though no write touches them: the server looks for them by itself.
+#[test]
+fn files_changed_outside_are_served_by_a_later_read() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let mut session = StdioSession::start(ws.path());
+    session.initialize("2025-06-18");
+    json_payload(&session.call("outl_page_create", json!({"name": PAGE, "md": "- alpha\n"})));
+    json_payload(&session.call(
+        "outl_page_create",
+        json!({"name": "doomed", "md": "- soon gone\n"}),
+    ));
+
+    std::thread::sleep(Duration::from_millis(20));
+    Editor::InPlace.write(&ws.path().join(FILE), "- alpha\n- beta, from outside\n");
+    std::fs::write(
+        ws.path().join("pages/dropped in.md"),
+        "- from another program\n",
+    )
+    .expect("a new page");
+    std::fs::remove_file(ws.path().join("pages/doomed.md")).expect("delete a page");
+
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let notes = json_payload(&session.call("outl_page_get", json!({"slug": PAGE})));
+        let dropped_in = session.call("outl_page_get", json!({"slug": "dropped in"}));
+        let doomed = session.call("outl_page_get", json!({"slug": "doomed"}));
+        if notes["outline"][1]["text"] == "beta, from outside"
+            && dropped_in["result"]["isError"] != true
+            && doomed["result"]["isError"] == true
+        {
+            assert_eq!(
+                json_payload(&dropped_in)["outline"][0]["text"],
+                "from another program"
+            );
+            assert_eq!(tool_error(&doomed)["code"], "PAGE_NOT_FOUND");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the outside changes were never served: {notes} {dropped_in} {doomed}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let info = json_payload(&session.call("outl_workspace_info", json!({})));
+    assert_eq!(info["frozen"][0]["slug"], PAGE, "{info}");
     session.finish();
 }
 

@@ -62,9 +62,11 @@ impl SharedWorkspace {
     }
 
     /// Starts opening the workspace at `root` on a thread of its own and returns at once. The
-    /// outcome is logged: how long the open took, or its error, once. The thread is not
-    /// joined: a process that ends while it runs leaves the workspace as a crash would, which
-    /// the next open repairs.
+    /// outcome is logged: how long the open took, or its error, once. Once open, the workspace
+    /// looks for files changed outside outl on a thread of its own
+    /// ([`Workspace::watch_outside_edits`]), so that no call waits for that look. The threads
+    /// are not joined: a process that ends while they run leaves the workspace as a crash
+    /// would, which the next open repairs.
     pub fn open_in_background(root: PathBuf) -> std::io::Result<Self> {
         let (outcome, state) = watch::channel(None);
         std::thread::Builder::new()
@@ -73,11 +75,14 @@ impl SharedWorkspace {
                 let begun = Instant::now();
                 let opened = Workspace::open(&root).map(Arc::new);
                 match &opened {
-                    Ok(workspace) => tracing::info!(
-                        root = %workspace.root().display(),
-                        elapsed = ?begun.elapsed(),
-                        "workspace open"
-                    ),
+                    Ok(workspace) => {
+                        tracing::info!(
+                            root = %workspace.root().display(),
+                            elapsed = ?begun.elapsed(),
+                            "workspace open"
+                        );
+                        workspace.watch_outside_edits();
+                    }
                     Err(err) => tracing::error!(
                         root = %root.display(),
                         error = %err,

@@ -108,10 +108,26 @@
 //! again on two threads; after that, each write reindexes only the pages it touched.
 //!
 //! After open, files created, edited or deleted outside outl are noticed by
-//! [`Workspace::refresh`] (a stat of every page file), which [`Workspace::snapshot`] runs by
-//! itself every few seconds, and, for the pages a write touches, before every write. A new
-//! file is simply a new page; a deleted file's page disappears (its sidecar is kept, so its
-//! ids come back if the file does).
+//! [`Workspace::refresh`] (a stat of every page file), and, for the pages a write touches,
+//! before every write. A new file is simply a new page; a deleted file's page disappears (its
+//! sidecar is kept, so its ids come back if the file does). Between writes, the look comes by
+//! itself every few seconds (every 2, or less often on a workspace so large that looking
+//! takes more than a twentieth of that time), in one of two ways:
+//!
+//! - By default [`Workspace::snapshot`] looks, in whichever read comes due, holding the
+//!   workspace lock: right for a short-lived process (the CLI), which never waits long.
+//! - A long-running server calls [`Workspace::watch_outside_edits`]: a thread of its own looks
+//!   instead, and reads never do. It first *probes* with no lock held: it copies each page's
+//!   file and stamp out of the graph, lets go of it, and stats the files. What moved is then
+//!   checked against the graph as it is by then (outl's own writes meanwhile moved files too,
+//!   and the graph has their stamps). Only a difference that remains (a new, gone or
+//!   re-stamped file, a change to a file that is not served, a shadowing page that stopped
+//!   serving its name) makes it take the workspace lock and refresh, which looks at everything
+//!   again, so a change that races the probe costs one redundant look at most. On an unchanged
+//!   workspace, reads and writes therefore never wait for a look at every file.
+//!
+//! A refresh stats the files with no lock on the graph (the workspace lock already keeps
+//! writers out): reads and writes wait only while it applies what it found.
 
 mod disk;
 mod format;
@@ -134,8 +150,13 @@ mod tests;
 use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
+#[cfg(test)]
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::{Duration, Instant};
+
+use rustc_hash::FxHashMap;
 
 pub use crate::outline::TaskMarker;
 pub use frozen::Frozen;
@@ -152,7 +173,7 @@ pub use write::LogPage;
 
 use disk::Durability;
 use ids::IdMinter;
-use load::{Loaded, Origin};
+use load::{Loaded, Origin, Stamp};
 use oplog::{OpLog, ReadEnd};
 use sidecar::Sidecar;
 
@@ -167,6 +188,12 @@ const RESCAN_INTERVAL: Duration = Duration::from_secs(2);
 /// …and spend at most one part in this many of their time looking.
 const RESCAN_COST_SHARE: u32 = 20;
 
+/// How long to wait for the next look for outside edits, at least `at_least`, after one that
+/// took `cost`.
+fn rescan_interval(at_least: Duration, cost: Duration) -> Duration {
+    at_least.max(cost * RESCAN_COST_SHARE)
+}
+
 /// Content hash of a page file: the first 16 hex digits of its BLAKE3 hash.
 pub fn content_hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex()[..16].to_string()
@@ -179,6 +206,19 @@ pub struct Workspace {
     graph: RwLock<Graph>,
     writer: Mutex<Writer>,
     minter: Mutex<IdMinter>,
+    /// Whether a thread of its own looks for files changed outside outl
+    /// ([`watch_outside_edits`](Self::watch_outside_edits)), so that reads do not.
+    watched: AtomicBool,
+    #[cfg(test)]
+    background_looks: BackgroundLooks,
+}
+
+/// What the background looks have done, for tests to wait on.
+#[cfg(test)]
+#[derive(Default)]
+struct BackgroundLooks {
+    probes: AtomicUsize,
+    refreshes: AtomicUsize,
 }
 
 /// What only writers touch, behind the writer mutex.
@@ -222,6 +262,9 @@ impl Workspace {
                 rescan_cost: Duration::ZERO,
             }),
             minter: Mutex::new(IdMinter::new()),
+            watched: AtomicBool::new(false),
+            #[cfg(test)]
+            background_looks: BackgroundLooks::default(),
         };
         workspace.with_lock_only(|w| {
             // Under the lock no writer is between creating a temp file and renaming it.
@@ -260,14 +303,15 @@ impl Workspace {
     }
 
     /// A consistent view for reading. Picks up the writes of other outl processes first (one
-    /// `stat` of the op log when there are none), and now and then files changed outside outl
-    /// (see [`refresh`](Self::refresh)): at most every 2 seconds, and less often on a workspace
-    /// so large that looking takes more than a twentieth of that time. Never waits for a
-    /// writer: when one holds the workspace, the view is what this process last saw.
+    /// `stat` of the op log when there are none), and, unless a thread of its own does
+    /// ([`watch_outside_edits`](Self::watch_outside_edits)), now and then files changed outside
+    /// outl (see [`refresh`](Self::refresh)): at most every 2 seconds, and less often on a
+    /// workspace so large that looking takes more than a twentieth of that time. Never waits
+    /// for a writer: when one holds the workspace, the view is what this process last saw.
     pub fn snapshot(&self) -> Snapshot<'_> {
         if let Ok(mut w) = self.writer.try_lock() {
-            let interval = RESCAN_INTERVAL.max(w.rescan_cost * RESCAN_COST_SHARE);
-            if w.last_refresh.elapsed() >= interval
+            if !self.watched.load(Ordering::Acquire)
+                && w.last_refresh.elapsed() >= rescan_interval(RESCAN_INTERVAL, w.rescan_cost)
                 && fs4::fs_std::FileExt::try_lock_exclusive(&w.lock).unwrap_or(false)
             {
                 let result = self
@@ -306,6 +350,58 @@ impl Workspace {
         w.last_refresh = Instant::now();
         w.rescan_cost = started.elapsed();
         result
+    }
+
+    /// Looks for files changed outside outl on a thread of its own from now on, instead of in
+    /// [`snapshot`](Self::snapshot), on the same schedule: for a long-running server, whose
+    /// reads and writes then never wait for a look at every file. The thread probes with no
+    /// lock held and refreshes only when the probe finds a difference (see the module docs);
+    /// what goes wrong is logged. It holds the workspace only while it looks, and ends at its
+    /// first wake after the workspace is dropped; it never keeps the process alive. Calling
+    /// this again does nothing.
+    pub fn watch_outside_edits(self: &Arc<Self>) {
+        self.watch_every(RESCAN_INTERVAL);
+    }
+
+    /// [`watch_outside_edits`](Self::watch_outside_edits), looking at most every `at_least`.
+    fn watch_every(self: &Arc<Self>, at_least: Duration) {
+        if self.watched.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let workspace = Arc::downgrade(self);
+        let started = std::thread::Builder::new()
+            .name("outl-outside-edits".to_owned())
+            .spawn(move || look_in_background(workspace, at_least));
+        if let Err(e) = started {
+            tracing::warn!(
+                "cannot start looking for files changed outside outl in the background, reads \
+                 look instead: {e}"
+            );
+            self.watched.store(false, Ordering::Release);
+        }
+    }
+
+    /// One background look: the probe, which stats the files with no lock held, and a refresh
+    /// if it found a difference. `last_seen` is [`OnDisk::differs`]'s.
+    fn refresh_if_changed(&self, last_seen: &mut Stamps) {
+        let disk = {
+            let served = served_stamps(&self.graph());
+            OnDisk::look(&self.root, &served)
+        };
+        let differs = disk.differs(&self.graph(), last_seen);
+        #[cfg(test)]
+        self.background_looks.probes.fetch_add(1, Ordering::AcqRel);
+        if differs {
+            if let Err(e) = self.refresh() {
+                tracing::warn!("cannot look for files changed outside outl: {e}");
+                return;
+            }
+            #[cfg(test)]
+            self.background_looks
+                .refreshes
+                .fetch_add(1, Ordering::AcqRel);
+        }
+        *last_seen = disk.to_read.into_iter().collect();
     }
 
     /// Checks a path relative to the workspace (for reading or writing a file a caller
@@ -503,46 +599,24 @@ impl Workspace {
         Ok(graph)
     }
 
-    /// Notices external creations, edits and deletions (under the lock).
+    /// Notices external creations, edits and deletions (under the lock). The files are looked
+    /// at and read with no lock on the graph (the workspace lock keeps writers out already), so
+    /// reads go on meanwhile and wait only for the apply.
     fn rescan(&self) -> Result<(), Error> {
-        let (files, skipped) = load::page_files(&self.root);
-        let on_disk: HashSet<&str> = files.iter().map(String::as_str).collect();
-        // Shadowed files are looked at again: the page that shadowed them may be gone.
-        let shadowed: HashSet<String> = std::mem::take(&mut self.graph_mut().shadowed)
-            .into_iter()
-            .map(|s| s.file)
-            .filter(|file| on_disk.contains(file.as_str()))
-            .collect();
-        let mut changed: Vec<String> = shadowed.iter().cloned().collect();
-        let mut gone = Vec::new();
-        {
-            let graph = self.graph();
-            for page in graph.pages() {
-                if !on_disk.contains(page.file.as_str()) {
-                    gone.push(page.slug.clone());
-                }
-            }
-            for file in &files {
-                let Some(slug) = graph.slug_of_file(file) else {
-                    if !shadowed.contains(file) {
-                        changed.push(file.clone());
-                    }
-                    continue;
-                };
-                let stamp = std::fs::metadata(self.root.join(file))
-                    .ok()
-                    .map(|m| load::Stamp::of(&m));
-                if stamp.is_none() || graph.stamps.get(slug) != stamp.as_ref() {
-                    changed.push(file.clone());
-                }
-            }
-        }
+        let disk = {
+            let served = served_stamps(&self.graph());
+            OnDisk::look(&self.root, &served)
+        };
+        let changed: Vec<String> = disk.to_read.into_iter().map(|(file, _)| file).collect();
         let loaded = load_parallel(&self.root, &changed, self.format);
         let mut graph = self.graph_mut();
-        for slug in gone {
-            graph.remove(&slug);
+        for file in &disk.gone {
+            graph.remove_file(file);
         }
-        graph.skipped = skipped;
+        graph.skipped = disk.skipped;
+        // Every file no page was served from is read again, shadowed ones too (the page that
+        // shadowed them may be gone): each is adopted or shadowed anew.
+        graph.shadowed.clear();
         let mut fresh = Vec::new();
         for (file, result) in loaded {
             match result {
@@ -653,6 +727,131 @@ impl Workspace {
         };
         sidecar.write(&self.root, &loaded.page.file, Durability::Atomic)?;
         Ok(())
+    }
+}
+
+/// The background looks for outside edits of `workspace`, until it is dropped.
+fn look_in_background(workspace: Weak<Workspace>, at_least: Duration) {
+    let _hand_back = HandBack(workspace.clone());
+    let mut last_seen = Stamps::default();
+    let mut cost = Duration::ZERO;
+    loop {
+        std::thread::sleep(rescan_interval(at_least, cost));
+        let Some(workspace) = workspace.upgrade() else {
+            return;
+        };
+        let started = Instant::now();
+        workspace.refresh_if_changed(&mut last_seen);
+        cost = started.elapsed();
+    }
+}
+
+/// Hands the looks for outside edits back to reads if the background thread ends while its
+/// workspace is still open (only a panic could end it so), rather than leave nobody looking.
+struct HandBack(Weak<Workspace>);
+
+impl Drop for HandBack {
+    fn drop(&mut self) {
+        if let Some(workspace) = self.0.upgrade() {
+            workspace.watched.store(false, Ordering::Release);
+        }
+    }
+}
+
+/// Page files and their stamps: for each page, its file and stamp as last verified (`None`:
+/// to be hashed before it is trusted).
+type Stamps = FxHashMap<String, Option<Stamp>>;
+
+/// The file and stamp of every page, copied out of the graph so that the disk can be looked at
+/// with no lock on it.
+fn served_stamps(graph: &Graph) -> Stamps {
+    graph
+        .pages()
+        .map(|page| (page.file.clone(), graph.stamps.get(&page.slug).copied()))
+        .collect()
+}
+
+/// The page files on disk, against the stamps a look started from.
+struct OnDisk {
+    /// Entries passed over by [`load::page_files`].
+    skipped: Vec<Skipped>,
+    /// The files of served pages that are gone, in path order.
+    gone: Vec<String>,
+    /// The files to read again, with their stamp now, in path order (the order duplicate
+    /// slugs are resolved in): those whose stamp moved, and those no page is served from (new,
+    /// shadowed, or unreadable).
+    to_read: Vec<(String, Option<Stamp>)>,
+}
+
+impl OnDisk {
+    /// Lists and stats the page files; takes no lock.
+    fn look(root: &Path, served: &Stamps) -> OnDisk {
+        let (files, skipped) = load::page_files(root);
+        let mut gone: Vec<String> = {
+            let on_disk: HashSet<&str> = files.iter().map(String::as_str).collect();
+            served
+                .keys()
+                .filter(|file| !on_disk.contains(file.as_str()))
+                .cloned()
+                .collect()
+        };
+        gone.sort();
+        let to_read = files
+            .into_iter()
+            .filter_map(|file| {
+                let stamp = std::fs::metadata(root.join(&file))
+                    .ok()
+                    .map(|m| Stamp::of(&m));
+                match served.get(&file) {
+                    Some(known) if stamp.is_some() && *known == stamp => None,
+                    _ => Some((file, stamp)),
+                }
+            })
+            .collect();
+        OnDisk {
+            skipped,
+            gone,
+            to_read,
+        }
+    }
+
+    /// Whether a refresh would change anything. Checked against the graph as it is now, not
+    /// the copy the look started from: outl's own writes since then moved files too, and the
+    /// graph has their stamps. `last_seen` holds the stamps of the files to read again as the
+    /// last look that went through saw them: the graph keeps none for the files it does not
+    /// serve.
+    fn differs(&self, graph: &Graph, last_seen: &Stamps) -> bool {
+        let stamp_of = |file: &str| graph.slug_of_file(file).map(|slug| graph.stamps.get(slug));
+        let gone = self.gone.iter().any(|file| stamp_of(file).is_some());
+        let moved = self
+            .to_read
+            .iter()
+            .any(|(file, stamp)| match stamp_of(file) {
+                Some(known) => stamp.is_none() || known != stamp.as_ref(),
+                None => last_seen.get(file) != Some(stamp),
+            });
+        let shadowing_moved = graph
+            .shadowed
+            .iter()
+            .any(|s| graph.slug_of_file(&s.served_by) != Some(s.slug.as_str()));
+        gone || moved || shadowing_moved || self.skipped_moved(graph)
+    }
+
+    /// Whether the entries passed over differ from those the graph lists, apart from the files
+    /// it could not read (a refresh reads those again when their stamp moves).
+    fn skipped_moved(&self, graph: &Graph) -> bool {
+        let unreadable: HashSet<&str> =
+            self.to_read.iter().map(|(file, _)| file.as_str()).collect();
+        let by_file = |a: &&Skipped, b: &&Skipped| (&a.file, &a.reason).cmp(&(&b.file, &b.reason));
+        let mut listed: Vec<&Skipped> = graph
+            .skipped()
+            .iter()
+            .filter(|s| !unreadable.contains(s.file.as_str()))
+            .collect();
+        listed.sort_by(by_file);
+        let mut now: Vec<&Skipped> = self.skipped.iter().collect();
+        now.sort_by(by_file);
+        listed != now
     }
 }
 

@@ -817,3 +817,115 @@ fn the_index_built_on_two_threads_matches_the_one_built_page_by_page() {
     .unwrap();
     assert_eq!(ws.snapshot().search("shared word3").len(), 600 / 17);
 }
+
+/// Polls `done` until it holds, failing after a bound far above any look's time.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "gave up waiting until {what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+fn background_probes(ws: &Workspace) -> usize {
+    ws.background_looks.probes.load(Ordering::Acquire)
+}
+
+fn background_refreshes(ws: &Workspace) -> usize {
+    ws.background_looks.refreshes.load(Ordering::Acquire)
+}
+
+#[test]
+fn a_watched_workspace_notices_outside_edits_without_a_read() {
+    let (dir, ws) = sample_workspace();
+    let ws = Arc::new(ws);
+    ws.watch_every(Duration::from_millis(10));
+    write(
+        dir.path(),
+        "pages/Dropped in.md",
+        "- from another program\n",
+    );
+    fs::write(dir.path().join("pages/Bob.md"), "- rewritten elsewhere\n").unwrap();
+    fs::remove_file(dir.path().join("journals/2026_11_30.md")).unwrap();
+    // The graph is read directly: a snapshot would be a read that could look by itself.
+    wait_until("the three outside changes are in the graph", || {
+        let graph = ws.graph();
+        background_refreshes(&ws) >= 1
+            && graph.page("dropped in").is_some()
+            && graph.frozen_page("bob").is_some()
+            && graph.page("2026-11-30").is_none()
+    });
+    let graph = ws.graph();
+    assert_eq!(
+        graph.page("bob").unwrap().blocks[0].text,
+        "rewritten elsewhere"
+    );
+    assert!(graph.block("ref-target").is_none());
+}
+
+#[test]
+fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pages/Dup.md", "- canonical\n");
+    write(dir.path(), "pages/dup.md", "- other\n");
+    write(dir.path(), "pages/Plain.md", "- plain\n");
+    let unreadable = dir.path().join("pages/broken.md");
+    fs::write(&unreadable, [b'-', b' ', 0xff, 0xfe, b'\n']).unwrap();
+    let ws = Arc::new(Workspace::open(dir.path()).unwrap());
+    assert_eq!(ws.graph().shadowed().len(), 1);
+    assert_eq!(ws.graph().skipped().len(), 1);
+    ws.watch_every(Duration::from_millis(10));
+    // The first probe has no stamps of the shadowed and unreadable files and refreshes once;
+    // the second starts after that refresh is done.
+    wait_until("two probes ran", || background_probes(&ws) >= 2);
+
+    // Held writer: a probe that wanted to refresh would wait here for good.
+    let writer = ws.lock_writer();
+    let (probes, refreshes) = (background_probes(&ws), background_refreshes(&ws));
+    wait_until(
+        "three more probes ran while a writer held the workspace",
+        || background_probes(&ws) >= probes + 3,
+    );
+    assert_eq!(background_refreshes(&ws), refreshes);
+    drop(writer);
+
+    // A change to a file that is not served is a difference, and so, once that is seen, is a
+    // shadowing page that goes away.
+    fs::write(&unreadable, "- readable now\n").unwrap();
+    wait_until("the file that could not be read is served", || {
+        ws.graph().page("broken").is_some()
+    });
+    assert!(ws.graph().skipped().is_empty());
+    fs::remove_file(dir.path().join("pages/Dup.md")).unwrap();
+    wait_until("the shadowed file is served, by a second refresh", || {
+        background_refreshes(&ws) >= refreshes + 2
+            && ws
+                .graph()
+                .page("dup")
+                .is_some_and(|p| p.file == "pages/dup.md")
+    });
+    assert!(ws.graph().shadowed().is_empty());
+}
+
+#[test]
+fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
+    let (dir, ws) = sample_workspace();
+    let before = served_stamps(&ws.graph());
+    ws.edit("block.update", &["bob"], |pages| {
+        pages[0].blocks[0].text = "edited by outl".into();
+        Ok(())
+    })
+    .unwrap();
+    let blocks = ws.parse_blocks("- new\n");
+    ws.create_page("Fresh", Properties::new(), blocks).unwrap();
+    ws.delete_page("2026-11-30").unwrap();
+    // The copy is behind all three writes, the graph is not.
+    let disk = OnDisk::look(ws.root(), &before);
+    assert_eq!(disk.gone, ["journals/2026_11_30.md"]);
+    assert_eq!(disk.to_read.len(), 2);
+    assert!(!disk.differs(&ws.graph(), &Stamps::default()));
+    // An outside edit on top is one.
+    write(dir.path(), "pages/Bob.md", "- edited outside\n");
+    let disk = OnDisk::look(ws.root(), &before);
+    assert!(disk.differs(&ws.graph(), &Stamps::default()));
+}
