@@ -140,6 +140,7 @@ mod merge;
 mod model;
 mod names;
 mod oplog;
+mod postings;
 mod sidecar;
 mod tree;
 mod write;
@@ -384,18 +385,28 @@ impl Workspace {
     /// One background look: the probe, which stats the files with no lock held, and a refresh
     /// if it found a difference. `last_seen` is [`OnDisk::differs`]'s.
     fn refresh_if_changed(&self, last_seen: &mut Stamps) {
+        let started = Instant::now();
         let disk = {
             let served = served_stamps(&self.graph());
             OnDisk::look(&self.root, &served)
         };
         let differs = disk.differs(&self.graph(), last_seen);
+        tracing::debug!(
+            elapsed = ?started.elapsed(),
+            to_read = disk.to_read.len(),
+            gone = disk.gone.len(),
+            refresh = differs,
+            "probed for files changed outside outl"
+        );
         #[cfg(test)]
         self.background_looks.probes.fetch_add(1, Ordering::AcqRel);
         if differs {
+            let started = Instant::now();
             if let Err(e) = self.refresh() {
                 tracing::warn!("cannot look for files changed outside outl: {e}");
                 return;
             }
+            tracing::debug!(elapsed = ?started.elapsed(), "refreshed after the probe");
             #[cfg(test)]
             self.background_looks
                 .refreshes
