@@ -157,7 +157,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::{Duration, Instant};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use crate::outline::TaskMarker;
 pub use frozen::Frozen;
@@ -386,13 +386,13 @@ impl Workspace {
     /// if it found a difference. `last_seen` is [`OnDisk::differs`]'s.
     fn refresh_if_changed(&self, last_seen: &mut Stamps) {
         let started = Instant::now();
-        let disk = {
-            let served = served_stamps(&self.graph());
-            OnDisk::look(&self.root, &served)
-        };
+        let served = copy_served(&self.graph());
+        let graph_held = started.elapsed();
+        let disk = OnDisk::look(&self.root, served);
         let differs = disk.differs(&self.graph(), last_seen);
         tracing::debug!(
             elapsed = ?started.elapsed(),
+            ?graph_held,
             to_read = disk.to_read.len(),
             gone = disk.gone.len(),
             refresh = differs,
@@ -614,10 +614,8 @@ impl Workspace {
     /// at and read with no lock on the graph (the workspace lock keeps writers out already), so
     /// reads go on meanwhile and wait only for the apply.
     fn rescan(&self) -> Result<(), Error> {
-        let disk = {
-            let served = served_stamps(&self.graph());
-            OnDisk::look(&self.root, &served)
-        };
+        let served = copy_served(&self.graph());
+        let disk = OnDisk::look(&self.root, served);
         let changed: Vec<String> = disk.to_read.into_iter().map(|(file, _)| file).collect();
         let loaded = load_parallel(&self.root, &changed, self.format);
         let mut graph = self.graph_mut();
@@ -769,17 +767,19 @@ impl Drop for HandBack {
     }
 }
 
-/// Page files and their stamps: for each page, its file and stamp as last verified (`None`:
-/// to be hashed before it is trusted).
+/// Page files, each with its stamp (`None`: no stamp to trust, the file is to be hashed).
 type Stamps = FxHashMap<String, Option<Stamp>>;
 
 /// The file and stamp of every page, copied out of the graph so that the disk can be looked at
-/// with no lock on it.
-fn served_stamps(graph: &Graph) -> Stamps {
-    graph
-        .pages()
-        .map(|page| (page.file.clone(), graph.stamps.get(&page.slug).copied()))
-        .collect()
+/// with no lock on it. A plain list, to hold the graph no longer than the copy takes.
+fn copy_served(graph: &Graph) -> Vec<(String, Option<Stamp>)> {
+    let mut served = Vec::with_capacity(graph.page_count());
+    served.extend(
+        graph
+            .pages()
+            .map(|page| (page.file.clone(), graph.stamps.get(&page.slug).copied())),
+    );
+    served
 }
 
 /// The page files on disk, against the stamps a look started from.
@@ -796,10 +796,11 @@ struct OnDisk {
 
 impl OnDisk {
     /// Lists and stats the page files; takes no lock.
-    fn look(root: &Path, served: &Stamps) -> OnDisk {
+    fn look(root: &Path, served: Vec<(String, Option<Stamp>)>) -> OnDisk {
+        let served: Stamps = served.into_iter().collect();
         let (files, skipped) = load::page_files(root);
         let mut gone: Vec<String> = {
-            let on_disk: HashSet<&str> = files.iter().map(String::as_str).collect();
+            let on_disk: FxHashSet<&str> = files.iter().map(String::as_str).collect();
             served
                 .keys()
                 .filter(|file| !on_disk.contains(file.as_str()))

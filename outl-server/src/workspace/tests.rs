@@ -910,7 +910,7 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
 #[test]
 fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     let (dir, ws) = sample_workspace();
-    let before = served_stamps(&ws.graph());
+    let before = copy_served(&ws.graph());
     ws.edit("block.update", &["bob"], |pages| {
         pages[0].blocks[0].text = "edited by outl".into();
         Ok(())
@@ -920,12 +920,12 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     ws.create_page("Fresh", Properties::new(), blocks).unwrap();
     ws.delete_page("2026-11-30").unwrap();
     // The copy is behind all three writes, the graph is not.
-    let disk = OnDisk::look(ws.root(), &before);
+    let disk = OnDisk::look(ws.root(), before.clone());
     assert_eq!(disk.gone, ["journals/2026_11_30.md"]);
     assert_eq!(disk.to_read.len(), 2);
     assert!(!disk.differs(&ws.graph(), &Stamps::default()));
     // An outside edit on top is one.
     write(dir.path(), "pages/Bob.md", "- edited outside\n");
-    let disk = OnDisk::look(ws.root(), &before);
+    let disk = OnDisk::look(ws.root(), before);
     assert!(disk.differs(&ws.graph(), &Stamps::default()));
 }
