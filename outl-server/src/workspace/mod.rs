@@ -117,14 +117,15 @@
 //! - By default [`Workspace::snapshot`] looks, in whichever read comes due, holding the
 //!   workspace lock: right for a short-lived process (the CLI), which never waits long.
 //! - A long-running server calls [`Workspace::watch_outside_edits`]: a thread of its own looks
-//!   instead, and reads never do. It first *probes* with no lock held: it copies each page's
-//!   file and stamp out of the graph, lets go of it, and stats the files. What moved is then
-//!   checked against the graph as it is by then (outl's own writes meanwhile moved files too,
-//!   and the graph has their stamps). Only a difference that remains (a new, gone or
-//!   re-stamped file, a change to a file that is not served, a shadowing page that stopped
-//!   serving its name) makes it take the workspace lock and refresh, which looks at everything
-//!   again, so a change that races the probe costs one redundant look at most. On an unchanged
-//!   workspace, reads and writes therefore never wait for a look at every file.
+//!   instead, and reads never do. It first *probes*: it lists and stats the page files with no
+//!   lock held and compares their stamps with those of its last look, which the graph agreed
+//!   with. Only the files whose stamp moved since, and those gone, are then checked against the
+//!   graph as it is by then (outl's own writes move files too, and the graph has their stamps).
+//!   Only a difference that remains (a new, gone or re-stamped file, a change to a file that is
+//!   not served, a shadowing page that stopped serving its name) makes it take the workspace
+//!   lock and refresh, which looks at everything again, so a change that races the probe costs
+//!   one redundant look at most. On an unchanged workspace, reads and writes therefore never
+//!   wait for a look at every file, and the graph is not held for a look at every page.
 //!
 //! A refresh stats the files with no lock on the graph (the workspace lock already keeps
 //! writers out): reads and writes wait only while it applies what it found.
@@ -157,7 +158,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::{Duration, Instant};
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 pub use crate::outline::TaskMarker;
 pub use frozen::Frozen;
@@ -382,19 +383,18 @@ impl Workspace {
         }
     }
 
-    /// One background look: the probe, which stats the files with no lock held, and a refresh
-    /// if it found a difference. `last_seen` is [`OnDisk::differs`]'s.
+    /// One background look: the probe, which lists and stats the files with no lock held, and
+    /// a refresh if it found a difference. `last_seen` holds the stamps the last look that went
+    /// through found, when the graph agreed with them; only the files whose stamp moved since
+    /// (and those gone since) are checked against the graph.
     fn refresh_if_changed(&self, last_seen: &mut Stamps) {
         let started = Instant::now();
-        let served = copy_served(&self.graph());
-        let graph_held = started.elapsed();
-        let disk = OnDisk::look(&self.root, served);
-        let differs = disk.differs(&self.graph(), last_seen);
+        let listing = Listing::take(&self.root);
+        let listed = started.elapsed();
+        let differs = self.differs_from_disk(&listing, last_seen);
         tracing::debug!(
             elapsed = ?started.elapsed(),
-            ?graph_held,
-            to_read = disk.to_read.len(),
-            gone = disk.gone.len(),
+            graph_held = ?started.elapsed() - listed,
             refresh = differs,
             "probed for files changed outside outl"
         );
@@ -412,7 +412,32 @@ impl Workspace {
                 .refreshes
                 .fetch_add(1, Ordering::AcqRel);
         }
-        *last_seen = disk.to_read.into_iter().collect();
+        *last_seen = listing.stamps;
+    }
+
+    /// Whether a refresh would change anything, given the files on disk now and the stamps
+    /// `last_seen` with which the graph agreed. The files whose stamp moved since are checked
+    /// against the graph as it is now, not as it was when they were stat'ed: outl's own writes
+    /// move files too, and the graph has their stamps.
+    fn differs_from_disk(&self, listing: &Listing, last_seen: &Stamps) -> bool {
+        let moved: Vec<(&String, &Option<Stamp>)> = listing
+            .stamps
+            .iter()
+            .filter(|&(file, stamp)| last_seen.get(file) != Some(stamp))
+            .collect();
+        let vanished: Vec<&String> = last_seen
+            .keys()
+            .filter(|file| !listing.stamps.contains_key(*file))
+            .collect();
+        let graph = self.graph();
+        vanished
+            .iter()
+            .any(|file| graph.slug_of_file(file).is_some())
+            || moved
+                .iter()
+                .any(|(file, stamp)| to_read_again(&graph, file, stamp.as_ref()))
+            || shadowing_moved(&graph)
+            || listing.skipped_moved(&graph)
     }
 
     /// Checks a path relative to the workspace (for reading or writing a file a caller
@@ -610,19 +635,34 @@ impl Workspace {
         Ok(graph)
     }
 
-    /// Notices external creations, edits and deletions (under the lock). The files are looked
-    /// at and read with no lock on the graph (the workspace lock keeps writers out already), so
-    /// reads go on meanwhile and wait only for the apply.
+    /// Notices external creations, edits and deletions (under the lock). The files are listed,
+    /// stat'ed and read with no lock on the graph (the workspace lock keeps writers out
+    /// already), so reads go on meanwhile and wait only for the apply.
     fn rescan(&self) -> Result<(), Error> {
-        let served = copy_served(&self.graph());
-        let disk = OnDisk::look(&self.root, served);
-        let changed: Vec<String> = disk.to_read.into_iter().map(|(file, _)| file).collect();
+        let listing = Listing::take(&self.root);
+        let (gone, changed) = {
+            let graph = self.graph();
+            let gone: Vec<String> = graph
+                .pages()
+                .filter(|page| !listing.stamps.contains_key(&page.file))
+                .map(|page| page.file.clone())
+                .collect();
+            let mut changed: Vec<String> = listing
+                .stamps
+                .iter()
+                .filter(|(file, stamp)| to_read_again(&graph, file, stamp.as_ref()))
+                .map(|(file, _)| file.clone())
+                .collect();
+            // Duplicate slugs are resolved in path order.
+            changed.sort();
+            (gone, changed)
+        };
         let loaded = load_parallel(&self.root, &changed, self.format);
         let mut graph = self.graph_mut();
-        for file in &disk.gone {
+        for file in &gone {
             graph.remove_file(file);
         }
-        graph.skipped = disk.skipped;
+        graph.skipped = listing.skipped;
         // Every file no page was served from is read again, shadowed ones too (the page that
         // shadowed them may be gone): each is adopted or shadowed anew.
         graph.shadowed.clear();
@@ -767,104 +807,63 @@ impl Drop for HandBack {
     }
 }
 
-/// Page files, each with its stamp (`None`: no stamp to trust, the file is to be hashed).
+/// Page files, each with its stamp (`None`: no stamp to trust).
 type Stamps = FxHashMap<String, Option<Stamp>>;
 
-/// The file and stamp of every page, copied out of the graph so that the disk can be looked at
-/// with no lock on it. A plain list, to hold the graph no longer than the copy takes.
-fn copy_served(graph: &Graph) -> Vec<(String, Option<Stamp>)> {
-    let mut served = Vec::with_capacity(graph.page_count());
-    served.extend(
-        graph
-            .pages()
-            .map(|page| (page.file.clone(), graph.stamps.get(&page.slug).copied())),
-    );
-    served
-}
-
-/// The page files on disk, against the stamps a look started from.
-struct OnDisk {
-    /// Entries passed over by [`load::page_files`].
+/// The page files on disk, each with its stamp now (`None` when it cannot be read), and the
+/// entries passed over; taken with no lock held.
+struct Listing {
+    stamps: Stamps,
     skipped: Vec<Skipped>,
-    /// The files of served pages that are gone, in path order.
-    gone: Vec<String>,
-    /// The files to read again, with their stamp now, in path order (the order duplicate
-    /// slugs are resolved in): those whose stamp moved, and those no page is served from (new,
-    /// shadowed, or unreadable).
-    to_read: Vec<(String, Option<Stamp>)>,
 }
 
-impl OnDisk {
-    /// Lists and stats the page files; takes no lock.
-    fn look(root: &Path, served: Vec<(String, Option<Stamp>)>) -> OnDisk {
-        let served: Stamps = served.into_iter().collect();
+impl Listing {
+    fn take(root: &Path) -> Listing {
         let (files, skipped) = load::page_files(root);
-        let mut gone: Vec<String> = {
-            let on_disk: FxHashSet<&str> = files.iter().map(String::as_str).collect();
-            served
-                .keys()
-                .filter(|file| !on_disk.contains(file.as_str()))
-                .cloned()
-                .collect()
-        };
-        gone.sort();
-        let to_read = files
+        let stamps = files
             .into_iter()
-            .filter_map(|file| {
+            .map(|file| {
                 let stamp = std::fs::metadata(root.join(&file))
                     .ok()
                     .map(|m| Stamp::of(&m));
-                match served.get(&file) {
-                    Some(known) if stamp.is_some() && *known == stamp => None,
-                    _ => Some((file, stamp)),
-                }
+                (file, stamp)
             })
             .collect();
-        OnDisk {
-            skipped,
-            gone,
-            to_read,
-        }
-    }
-
-    /// Whether a refresh would change anything. Checked against the graph as it is now, not
-    /// the copy the look started from: outl's own writes since then moved files too, and the
-    /// graph has their stamps. `last_seen` holds the stamps of the files to read again as the
-    /// last look that went through saw them: the graph keeps none for the files it does not
-    /// serve.
-    fn differs(&self, graph: &Graph, last_seen: &Stamps) -> bool {
-        let stamp_of = |file: &str| graph.slug_of_file(file).map(|slug| graph.stamps.get(slug));
-        let gone = self.gone.iter().any(|file| stamp_of(file).is_some());
-        let moved = self
-            .to_read
-            .iter()
-            .any(|(file, stamp)| match stamp_of(file) {
-                Some(known) => stamp.is_none() || known != stamp.as_ref(),
-                None => last_seen.get(file) != Some(stamp),
-            });
-        let shadowing_moved = graph
-            .shadowed
-            .iter()
-            .any(|s| graph.slug_of_file(&s.served_by) != Some(s.slug.as_str()));
-        gone || moved || shadowing_moved || self.skipped_moved(graph)
+        Listing { stamps, skipped }
     }
 
     /// Whether the entries passed over differ from those the graph lists, apart from the files
-    /// it could not read (a refresh reads those again when their stamp moves).
+    /// on disk it could not read (a refresh reads those again when their stamp moves).
     fn skipped_moved(&self, graph: &Graph) -> bool {
-        let unreadable: HashSet<&str> =
-            self.to_read.iter().map(|(file, _)| file.as_str()).collect();
         let by_file = |a: &&Skipped, b: &&Skipped| (&a.file, &a.reason).cmp(&(&b.file, &b.reason));
         let mut listed: Vec<&Skipped> = graph
             .skipped()
             .iter()
-            .filter(|s| !unreadable.contains(s.file.as_str()))
+            .filter(|s| !self.stamps.contains_key(&s.file))
             .collect();
         listed.sort_by(by_file);
         let mut now: Vec<&Skipped> = self.skipped.iter().collect();
         now.sort_by(by_file);
         listed != now
     }
+}
+
+/// Whether a refresh reads `file`, found on disk with `stamp`, again: no page is served from it
+/// (new, shadowed or unreadable), or its page was last verified with another stamp or none.
+fn to_read_again(graph: &Graph, file: &str, stamp: Option<&Stamp>) -> bool {
+    match graph.slug_of_file(file) {
+        Some(slug) => stamp.is_none() || graph.stamps.get(slug) != stamp,
+        None => true,
+    }
+}
+
+/// Whether a shadowed file's slug is no longer served by the file that shadowed it, so that
+/// the shadowed file may be served now.
+fn shadowing_moved(graph: &Graph) -> bool {
+    graph
+        .shadowed
+        .iter()
+        .any(|s| graph.slug_of_file(&s.served_by) != Some(s.slug.as_str()))
 }
 
 fn give_fresh_ids(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
