@@ -390,11 +390,9 @@ impl Workspace {
     fn refresh_if_changed(&self, last_seen: &mut Stamps) {
         let started = Instant::now();
         let listing = Listing::take(&self.root);
-        let listed = started.elapsed();
         let differs = self.differs_from_disk(&listing, last_seen);
         tracing::debug!(
             elapsed = ?started.elapsed(),
-            graph_held = ?started.elapsed() - listed,
             refresh = differs,
             "probed for files changed outside outl"
         );
@@ -417,8 +415,8 @@ impl Workspace {
 
     /// Whether a refresh would change anything, given the files on disk now and the stamps
     /// `last_seen` with which the graph agreed. The files whose stamp moved since are checked
-    /// against the graph as it is now, not as it was when they were stat'ed: outl's own writes
-    /// move files too, and the graph has their stamps.
+    /// against the graph as it is now, and one that disagrees is stat'ed again: outl's own
+    /// writes move files too, and by now the graph may have their stamps.
     fn differs_from_disk(&self, listing: &Listing, last_seen: &Stamps) -> bool {
         let moved: Vec<(&String, &Option<Stamp>)> = listing
             .stamps
@@ -429,15 +427,29 @@ impl Workspace {
             .keys()
             .filter(|file| !listing.stamps.contains_key(*file))
             .collect();
+        let held = Instant::now();
         let graph = self.graph();
-        vanished
+        let stale = |file: &str, listed: Option<&Stamp>| {
+            to_read_again(&graph, file, listed)
+                && to_read_again(&graph, file, stamp_of(&self.root, file).as_ref())
+        };
+        let differs = vanished.iter().any(|file| {
+            graph.slug_of_file(file).is_some()
+                && stamp_of(&self.root, file)
+                    .is_none_or(|now| to_read_again(&graph, file, Some(&now)))
+        }) || moved
             .iter()
-            .any(|file| graph.slug_of_file(file).is_some())
-            || moved
-                .iter()
-                .any(|(file, stamp)| to_read_again(&graph, file, stamp.as_ref()))
+            .any(|(file, stamp)| stale(file, stamp.as_ref()))
             || shadowing_moved(&graph)
-            || listing.skipped_moved(&graph)
+            || listing.skipped_moved(&graph);
+        drop(graph);
+        tracing::debug!(
+            moved = moved.len(),
+            vanished = vanished.len(),
+            graph_held = ?held.elapsed(),
+            "checked the files that moved since the last look against the graph"
+        );
+        differs
     }
 
     /// Checks a path relative to the workspace (for reading or writing a file a caller
@@ -823,9 +835,7 @@ impl Listing {
         let stamps = files
             .into_iter()
             .map(|file| {
-                let stamp = std::fs::metadata(root.join(&file))
-                    .ok()
-                    .map(|m| Stamp::of(&m));
+                let stamp = stamp_of(root, &file);
                 (file, stamp)
             })
             .collect();
@@ -846,6 +856,13 @@ impl Listing {
         now.sort_by(by_file);
         listed != now
     }
+}
+
+/// The stamp of a page file now, `None` when it cannot be read.
+fn stamp_of(root: &Path, file: &str) -> Option<Stamp> {
+    std::fs::metadata(root.join(file))
+        .ok()
+        .map(|m| Stamp::of(&m))
 }
 
 /// Whether a refresh reads `file`, found on disk with `stamp`, again: no page is served from it
