@@ -4,9 +4,9 @@
 //! Pages and blocks are known here by number. The page table maps slugs to page numbers and
 //! lists each page's block numbers in document order; the block table maps block ids to block
 //! numbers (the workspace's one map from a block id to its block) and gives each block's page.
-//! Everything else holds those numbers: holder lists are four bytes a holder, postings four
-//! bytes a block. A block gets a fresh number each time its page is indexed, and numbers of
-//! pages and blocks that left are reused.
+//! Everything else holds those numbers: holder lists are four bytes a holder, postings (see
+//! `postings`) a byte or two a block. A block gets a fresh number each time its page is indexed,
+//! and numbers of pages and blocks that left are reused.
 //!
 //! A page's contribution is computed by one function. At open every page is indexed at once, in
 //! slug order, the holder lists on one thread and the search postings on another, each list
@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use super::model::{Block, Page};
 use super::names::slug;
+use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
 use crate::outline::{self, Properties, TaskMarker};
 
 /// Where something was found: a block of a page, or the page itself (its properties).
@@ -794,10 +795,6 @@ const BM25_B: f64 = 0.75;
 /// Characters of context on each side of the first match in a snippet.
 const SNIPPET_CONTEXT: usize = 40;
 
-/// Bits of a posting that hold the term's count in the block.
-const TF_BITS: u32 = 4;
-/// The largest count a posting holds; a larger one is in [`Search::long_tf`].
-const TF_PACKED_MAX: u32 = (1 << TF_BITS) - 1;
 /// Blocks numbered from here on are left out of the search: the number must fit in a posting
 /// beside the count, and so many blocks would take tens of gigabytes of memory first.
 const SEARCHABLE_BLOCKS: u32 = 1 << (32 - TF_BITS);
@@ -807,7 +804,7 @@ const SEARCHABLE_BLOCKS: u32 = 1 << (32 - TF_BITS);
 struct Search {
     /// Per term, its postings `block << TF_BITS | count` (the count capped at
     /// [`TF_PACKED_MAX`]), sorted by block number.
-    postings: FxHashMap<CompactString, Vec<u32>>,
+    postings: FxHashMap<CompactString, Postings>,
     /// By block number, the terms it holds more than [`TF_PACKED_MAX`] times, with their count.
     long_tf: FxHashMap<u32, Vec<(CompactString, u32)>>,
     /// By block number, its number of tokens.
@@ -911,10 +908,6 @@ fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-fn posting_block(posting: u32) -> u32 {
-    posting >> TF_BITS
-}
-
 impl Search {
     fn add(&mut self, n: u32, text: &str) {
         if n >= SEARCHABLE_BLOCKS {
@@ -927,26 +920,12 @@ impl Search {
                 Some(list) => list,
                 None => self.postings.entry(term.into()).or_default(),
             };
-            // Blocks mostly take the highest number yet: the block's posting, if the term
-            // has come already, is then the last.
-            let at = match list.last().map(|&last| posting_block(last)) {
-                Some(last) if last == n => list.len() - 1,
-                Some(last) if last > n => list.partition_point(|&p| posting_block(p) < n),
-                _ => list.len(),
-            };
-            match list.get_mut(at) {
-                Some(posting) if posting_block(*posting) == n => {
-                    if *posting & TF_PACKED_MAX < TF_PACKED_MAX {
-                        *posting += 1;
-                    } else {
-                        let terms = self.long_tf.entry(n).or_default();
-                        match terms.iter_mut().find(|(t, _)| t == term) {
-                            Some((_, tf)) => *tf += 1,
-                            None => terms.push((term.into(), TF_PACKED_MAX + 1)),
-                        }
-                    }
+            if !list.count(n) {
+                let terms = self.long_tf.entry(n).or_default();
+                match terms.iter_mut().find(|(t, _)| t == term) {
+                    Some((_, tf)) => *tf += 1,
+                    None => terms.push((term.into(), TF_PACKED_MAX + 1)),
                 }
-                _ => list.insert(at, n << TF_BITS | 1),
             }
         });
         let at = n as usize;
@@ -965,9 +944,7 @@ impl Search {
         for_each_token(text, |term| {
             if let Some(list) = self.postings.get_mut(term) {
                 // A term's later tokens find its posting gone already.
-                if let Ok(at) = list.binary_search_by_key(&n, |&p| posting_block(p)) {
-                    list.remove(at);
-                }
+                list.remove(n);
                 if list.is_empty() {
                     self.postings.remove(term);
                 }
@@ -983,29 +960,24 @@ impl Search {
     }
 
     /// The search of these pages, their blocks numbered in document order. Each posting list
-    /// is allocated once, at its length: appending would leave a list up to twice as long,
-    /// memory the allocator keeps.
+    /// is allocated once, at its size, counted first (see [`Extent`]).
     fn of_pages<'p>(pages: impl Iterator<Item = (&'p [u32], &'p Page)> + Clone) -> Search {
-        // Per term: the last block counted, and the blocks that have it.
-        let mut lengths: FxHashMap<CompactString, (u32, usize)> = FxHashMap::default();
+        let mut extents: FxHashMap<CompactString, Extent> = FxHashMap::default();
         for (numbers, page) in pages.clone() {
             for (block, &n) in page.blocks_preorder().iter().zip(numbers) {
-                for_each_token(&block.text, |term| {
-                    let (last, len) = match lengths.get_mut(term) {
-                        Some(counted) => counted,
-                        None => lengths.entry(term.into()).or_insert((n, 0)),
-                    };
-                    if *len == 0 || *last != n {
-                        *last = n;
-                        *len += 1;
-                    }
+                if n >= SEARCHABLE_BLOCKS {
+                    continue;
+                }
+                for_each_token(&block.text, |term| match extents.get_mut(term) {
+                    Some(extent) => extent.count(n),
+                    None => extents.entry(term.into()).or_default().count(n),
                 });
             }
         }
         let mut search = Search::default();
-        search.postings.reserve(lengths.len());
-        for (term, (_, len)) in lengths {
-            search.postings.insert(term, Vec::with_capacity(len));
+        search.postings.reserve(extents.len());
+        for (term, extent) in extents {
+            search.postings.insert(term, Postings::with_extent(&extent));
         }
         for (numbers, page) in pages {
             search.add_page(numbers, page);
@@ -1027,7 +999,7 @@ impl Search {
     }
 
     fn shrink_to_fit(&mut self) {
-        self.postings.values_mut().for_each(Vec::shrink_to_fit);
+        self.postings.values_mut().for_each(Postings::shrink_to_fit);
         self.postings.shrink_to_fit();
         self.long_tf.shrink_to_fit();
         self.lens.shrink_to_fit();
@@ -1050,7 +1022,7 @@ impl Search {
         if terms.is_empty() {
             return Vec::new();
         }
-        let mut lists: Vec<(&str, &[u32])> = Vec::with_capacity(terms.len());
+        let mut lists: Vec<(&str, &Postings)> = Vec::with_capacity(terms.len());
         for term in terms {
             match self.postings.get(term.as_str()) {
                 Some(list) => lists.push((term, list)),
@@ -1070,19 +1042,19 @@ impl Search {
         let (rarest_term, rarest) = lists[0];
         // Blocks come in increasing number: each other list is searched from where the
         // previous block was found.
-        let mut from = vec![0; lists.len()];
+        let mut others: Vec<(&str, Cursor)> = lists[1..]
+            .iter()
+            .map(|&(term, list)| (term, list.cursor()))
+            .collect();
         let mut tfs = Vec::with_capacity(lists.len());
         let mut candidates = Vec::new();
-        'blocks: for &posting in rarest {
+        'blocks: for posting in rarest.cursor() {
             let n = posting_block(posting);
             tfs.clear();
             tfs.push(self.tf(n, rarest_term, posting));
-            for (i, &(term, list)) in lists.iter().enumerate().skip(1) {
-                let rest = &list[from[i]..];
-                let at = rest.partition_point(|&p| posting_block(p) < n);
-                from[i] += at;
-                match rest.get(at) {
-                    Some(&p) if posting_block(p) == n => tfs.push(self.tf(n, term, p)),
+            for (term, cursor) in &mut others {
+                match cursor.seek(n) {
+                    Some(p) if posting_block(p) == n => tfs.push(self.tf(n, term, p)),
                     _ => continue 'blocks,
                 }
             }
@@ -1314,6 +1286,7 @@ mod tests {
             .postings
             .iter()
             .map(|(term, list)| {
+                let list: Vec<u32> = list.cursor().collect();
                 assert!(list.is_sorted(), "postings of {term:?} out of order");
                 let blocks = list
                     .iter()
@@ -1508,7 +1481,7 @@ mod tests {
         let mut index = Index::default();
         index.update(None, Some(&pages[0]));
         let search = &index.search;
-        let list = &search.postings["word"];
+        let list: Vec<u32> = search.postings["word"].cursor().collect();
         let counts: Vec<u32> = list
             .iter()
             .map(|&p| search.tf(posting_block(p), "word", p))
