@@ -117,14 +117,15 @@
 //! - By default [`Workspace::snapshot`] looks, in whichever read comes due, holding the
 //!   workspace lock: right for a short-lived process (the CLI), which never waits long.
 //! - A long-running server calls [`Workspace::watch_outside_edits`]: a thread of its own looks
-//!   instead, and reads never do. It first *probes* with no lock held: it copies each page's
-//!   file and stamp out of the graph, lets go of it, and stats the files. What moved is then
-//!   checked against the graph as it is by then (outl's own writes meanwhile moved files too,
-//!   and the graph has their stamps). Only a difference that remains (a new, gone or
-//!   re-stamped file, a change to a file that is not served, a shadowing page that stopped
-//!   serving its name) makes it take the workspace lock and refresh, which looks at everything
-//!   again, so a change that races the probe costs one redundant look at most. On an unchanged
-//!   workspace, reads and writes therefore never wait for a look at every file.
+//!   instead, and reads never do. It first *probes*: it lists and stats the page files with no
+//!   lock held and compares their stamps with those of its last look, which the graph agreed
+//!   with. Only the files whose stamp moved since, and those gone, are then checked against the
+//!   graph as it is by then (outl's own writes move files too, and the graph has their stamps).
+//!   Only a difference that remains (a new, gone or re-stamped file, a change to a file that is
+//!   not served, a shadowing page that stopped serving its name) makes it take the workspace
+//!   lock and refresh, which looks at everything again, so a change that races the probe costs
+//!   one redundant look at most. On an unchanged workspace, reads and writes therefore never
+//!   wait for a look at every file, and the graph is not held for a look at every page.
 //!
 //! A refresh stats the files with no lock on the graph (the workspace lock already keeps
 //! writers out): reads and writes wait only while it applies what it found.
@@ -140,6 +141,7 @@ mod merge;
 mod model;
 mod names;
 mod oplog;
+mod postings;
 mod sidecar;
 mod tree;
 mod write;
@@ -381,27 +383,73 @@ impl Workspace {
         }
     }
 
-    /// One background look: the probe, which stats the files with no lock held, and a refresh
-    /// if it found a difference. `last_seen` is [`OnDisk::differs`]'s.
+    /// One background look: the probe, which lists and stats the files with no lock held, and
+    /// a refresh if it found a difference. `last_seen` holds the stamps the last look that went
+    /// through found, when the graph agreed with them; only the files whose stamp moved since
+    /// (and those gone since) are checked against the graph.
     fn refresh_if_changed(&self, last_seen: &mut Stamps) {
-        let disk = {
-            let served = served_stamps(&self.graph());
-            OnDisk::look(&self.root, &served)
-        };
-        let differs = disk.differs(&self.graph(), last_seen);
+        let started = Instant::now();
+        let listing = Listing::take(&self.root);
+        let differs = self.differs_from_disk(&listing, last_seen);
+        tracing::debug!(
+            elapsed = ?started.elapsed(),
+            refresh = differs,
+            "probed for files changed outside outl"
+        );
         #[cfg(test)]
         self.background_looks.probes.fetch_add(1, Ordering::AcqRel);
         if differs {
+            let started = Instant::now();
             if let Err(e) = self.refresh() {
                 tracing::warn!("cannot look for files changed outside outl: {e}");
                 return;
             }
+            tracing::debug!(elapsed = ?started.elapsed(), "refreshed after the probe");
             #[cfg(test)]
             self.background_looks
                 .refreshes
                 .fetch_add(1, Ordering::AcqRel);
         }
-        *last_seen = disk.to_read.into_iter().collect();
+        *last_seen = listing.stamps;
+    }
+
+    /// Whether a refresh would change anything, given the files on disk now and the stamps
+    /// `last_seen` with which the graph agreed. The files whose stamp moved since are checked
+    /// against the graph as it is now, and one that disagrees is stat'ed again: outl's own
+    /// writes move files too, and by now the graph may have their stamps.
+    fn differs_from_disk(&self, listing: &Listing, last_seen: &Stamps) -> bool {
+        let moved: Vec<(&String, &Option<Stamp>)> = listing
+            .stamps
+            .iter()
+            .filter(|&(file, stamp)| last_seen.get(file) != Some(stamp))
+            .collect();
+        let vanished: Vec<&String> = last_seen
+            .keys()
+            .filter(|file| !listing.stamps.contains_key(*file))
+            .collect();
+        let held = Instant::now();
+        let graph = self.graph();
+        let stale = |file: &str, listed: Option<&Stamp>| {
+            to_read_again(&graph, file, listed)
+                && to_read_again(&graph, file, stamp_of(&self.root, file).as_ref())
+        };
+        let differs = vanished.iter().any(|file| {
+            graph.slug_of_file(file).is_some()
+                && stamp_of(&self.root, file)
+                    .is_none_or(|now| to_read_again(&graph, file, Some(&now)))
+        }) || moved
+            .iter()
+            .any(|(file, stamp)| stale(file, stamp.as_ref()))
+            || shadowing_moved(&graph)
+            || listing.skipped_moved(&graph);
+        drop(graph);
+        tracing::debug!(
+            moved = moved.len(),
+            vanished = vanished.len(),
+            graph_held = ?held.elapsed(),
+            "checked the files that moved since the last look against the graph"
+        );
+        differs
     }
 
     /// Checks a path relative to the workspace (for reading or writing a file a caller
@@ -599,21 +647,34 @@ impl Workspace {
         Ok(graph)
     }
 
-    /// Notices external creations, edits and deletions (under the lock). The files are looked
-    /// at and read with no lock on the graph (the workspace lock keeps writers out already), so
-    /// reads go on meanwhile and wait only for the apply.
+    /// Notices external creations, edits and deletions (under the lock). The files are listed,
+    /// stat'ed and read with no lock on the graph (the workspace lock keeps writers out
+    /// already), so reads go on meanwhile and wait only for the apply.
     fn rescan(&self) -> Result<(), Error> {
-        let disk = {
-            let served = served_stamps(&self.graph());
-            OnDisk::look(&self.root, &served)
+        let listing = Listing::take(&self.root);
+        let (gone, changed) = {
+            let graph = self.graph();
+            let gone: Vec<String> = graph
+                .pages()
+                .filter(|page| !listing.stamps.contains_key(&page.file))
+                .map(|page| page.file.clone())
+                .collect();
+            let mut changed: Vec<String> = listing
+                .stamps
+                .iter()
+                .filter(|(file, stamp)| to_read_again(&graph, file, stamp.as_ref()))
+                .map(|(file, _)| file.clone())
+                .collect();
+            // Duplicate slugs are resolved in path order.
+            changed.sort();
+            (gone, changed)
         };
-        let changed: Vec<String> = disk.to_read.into_iter().map(|(file, _)| file).collect();
         let loaded = load_parallel(&self.root, &changed, self.format);
         let mut graph = self.graph_mut();
-        for file in &disk.gone {
+        for file in &gone {
             graph.remove_file(file);
         }
-        graph.skipped = disk.skipped;
+        graph.skipped = listing.skipped;
         // Every file no page was served from is read again, shadowed ones too (the page that
         // shadowed them may be gone): each is adopted or shadowed anew.
         graph.shadowed.clear();
@@ -758,101 +819,68 @@ impl Drop for HandBack {
     }
 }
 
-/// Page files and their stamps: for each page, its file and stamp as last verified (`None`:
-/// to be hashed before it is trusted).
+/// Page files, each with its stamp (`None`: no stamp to trust).
 type Stamps = FxHashMap<String, Option<Stamp>>;
 
-/// The file and stamp of every page, copied out of the graph so that the disk can be looked at
-/// with no lock on it.
-fn served_stamps(graph: &Graph) -> Stamps {
-    graph
-        .pages()
-        .map(|page| (page.file.clone(), graph.stamps.get(&page.slug).copied()))
-        .collect()
-}
-
-/// The page files on disk, against the stamps a look started from.
-struct OnDisk {
-    /// Entries passed over by [`load::page_files`].
+/// The page files on disk, each with its stamp now (`None` when it cannot be read), and the
+/// entries passed over; taken with no lock held.
+struct Listing {
+    stamps: Stamps,
     skipped: Vec<Skipped>,
-    /// The files of served pages that are gone, in path order.
-    gone: Vec<String>,
-    /// The files to read again, with their stamp now, in path order (the order duplicate
-    /// slugs are resolved in): those whose stamp moved, and those no page is served from (new,
-    /// shadowed, or unreadable).
-    to_read: Vec<(String, Option<Stamp>)>,
 }
 
-impl OnDisk {
-    /// Lists and stats the page files; takes no lock.
-    fn look(root: &Path, served: &Stamps) -> OnDisk {
+impl Listing {
+    fn take(root: &Path) -> Listing {
         let (files, skipped) = load::page_files(root);
-        let mut gone: Vec<String> = {
-            let on_disk: HashSet<&str> = files.iter().map(String::as_str).collect();
-            served
-                .keys()
-                .filter(|file| !on_disk.contains(file.as_str()))
-                .cloned()
-                .collect()
-        };
-        gone.sort();
-        let to_read = files
+        let stamps = files
             .into_iter()
-            .filter_map(|file| {
-                let stamp = std::fs::metadata(root.join(&file))
-                    .ok()
-                    .map(|m| Stamp::of(&m));
-                match served.get(&file) {
-                    Some(known) if stamp.is_some() && *known == stamp => None,
-                    _ => Some((file, stamp)),
-                }
+            .map(|file| {
+                let stamp = stamp_of(root, &file);
+                (file, stamp)
             })
             .collect();
-        OnDisk {
-            skipped,
-            gone,
-            to_read,
-        }
-    }
-
-    /// Whether a refresh would change anything. Checked against the graph as it is now, not
-    /// the copy the look started from: outl's own writes since then moved files too, and the
-    /// graph has their stamps. `last_seen` holds the stamps of the files to read again as the
-    /// last look that went through saw them: the graph keeps none for the files it does not
-    /// serve.
-    fn differs(&self, graph: &Graph, last_seen: &Stamps) -> bool {
-        let stamp_of = |file: &str| graph.slug_of_file(file).map(|slug| graph.stamps.get(slug));
-        let gone = self.gone.iter().any(|file| stamp_of(file).is_some());
-        let moved = self
-            .to_read
-            .iter()
-            .any(|(file, stamp)| match stamp_of(file) {
-                Some(known) => stamp.is_none() || known != stamp.as_ref(),
-                None => last_seen.get(file) != Some(stamp),
-            });
-        let shadowing_moved = graph
-            .shadowed
-            .iter()
-            .any(|s| graph.slug_of_file(&s.served_by) != Some(s.slug.as_str()));
-        gone || moved || shadowing_moved || self.skipped_moved(graph)
+        Listing { stamps, skipped }
     }
 
     /// Whether the entries passed over differ from those the graph lists, apart from the files
-    /// it could not read (a refresh reads those again when their stamp moves).
+    /// on disk it could not read (a refresh reads those again when their stamp moves).
     fn skipped_moved(&self, graph: &Graph) -> bool {
-        let unreadable: HashSet<&str> =
-            self.to_read.iter().map(|(file, _)| file.as_str()).collect();
         let by_file = |a: &&Skipped, b: &&Skipped| (&a.file, &a.reason).cmp(&(&b.file, &b.reason));
         let mut listed: Vec<&Skipped> = graph
             .skipped()
             .iter()
-            .filter(|s| !unreadable.contains(s.file.as_str()))
+            .filter(|s| !self.stamps.contains_key(&s.file))
             .collect();
         listed.sort_by(by_file);
         let mut now: Vec<&Skipped> = self.skipped.iter().collect();
         now.sort_by(by_file);
         listed != now
     }
+}
+
+/// The stamp of a page file now, `None` when it cannot be read.
+fn stamp_of(root: &Path, file: &str) -> Option<Stamp> {
+    std::fs::metadata(root.join(file))
+        .ok()
+        .map(|m| Stamp::of(&m))
+}
+
+/// Whether a refresh reads `file`, found on disk with `stamp`, again: no page is served from it
+/// (new, shadowed or unreadable), or its page was last verified with another stamp or none.
+fn to_read_again(graph: &Graph, file: &str, stamp: Option<&Stamp>) -> bool {
+    match graph.slug_of_file(file) {
+        Some(slug) => stamp.is_none() || graph.stamps.get(slug) != stamp,
+        None => true,
+    }
+}
+
+/// Whether a shadowed file's slug is no longer served by the file that shadowed it, so that
+/// the shadowed file may be served now.
+fn shadowing_moved(graph: &Graph) -> bool {
+    graph
+        .shadowed
+        .iter()
+        .any(|s| graph.slug_of_file(&s.served_by) != Some(s.slug.as_str()))
 }
 
 fn give_fresh_ids(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {

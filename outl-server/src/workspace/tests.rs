@@ -910,7 +910,8 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
 #[test]
 fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     let (dir, ws) = sample_workspace();
-    let before = served_stamps(&ws.graph());
+    let last_seen = Listing::take(ws.root()).stamps;
+    assert!(!ws.differs_from_disk(&Listing::take(ws.root()), &last_seen));
     ws.edit("block.update", &["bob"], |pages| {
         pages[0].blocks[0].text = "edited by outl".into();
         Ok(())
@@ -919,13 +920,22 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     let blocks = ws.parse_blocks("- new\n");
     ws.create_page("Fresh", Properties::new(), blocks).unwrap();
     ws.delete_page("2026-11-30").unwrap();
-    // The copy is behind all three writes, the graph is not.
-    let disk = OnDisk::look(ws.root(), &before);
-    assert_eq!(disk.gone, ["journals/2026_11_30.md"]);
-    assert_eq!(disk.to_read.len(), 2);
-    assert!(!disk.differs(&ws.graph(), &Stamps::default()));
-    // An outside edit on top is one.
+    // Three files moved since the last look, all by outl: the graph has them.
+    let listing = Listing::take(ws.root());
+    let moved = listing
+        .stamps
+        .iter()
+        .filter(|&(file, stamp)| last_seen.get(file) != Some(stamp))
+        .count();
+    assert_eq!(moved, 2);
+    assert!(!listing.stamps.contains_key("journals/2026_11_30.md"));
+    assert!(!ws.differs_from_disk(&listing, &last_seen));
+    // An outside edit on top is a difference, and so is any file when nothing was seen yet.
     write(dir.path(), "pages/Bob.md", "- edited outside\n");
-    let disk = OnDisk::look(ws.root(), &before);
-    assert!(disk.differs(&ws.graph(), &Stamps::default()));
+    assert!(ws.differs_from_disk(&Listing::take(ws.root()), &last_seen));
+    let unchanged = Listing::take(ws.root());
+    ws.refresh().unwrap();
+    assert!(!ws.differs_from_disk(&unchanged, &Stamps::default()));
+    write(dir.path(), "pages/Later.md", "- later\n");
+    assert!(ws.differs_from_disk(&Listing::take(ws.root()), &Stamps::default()));
 }
