@@ -90,7 +90,7 @@ fn writer_process() {
                 id: Default::default(),
                 text: text.clone(),
                 properties: Default::default(),
-                children: Vec::new(),
+                children: Default::default(),
             });
             Ok(())
         })

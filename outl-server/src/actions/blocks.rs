@@ -713,7 +713,7 @@ fn new_block(ws: &Workspace, text: &str) -> Result<Block, Error> {
         id: Default::default(),
         text: text.to_string(),
         properties: Properties::new(),
-        children: Vec::new(),
+        children: Default::default(),
     };
     let mut parsed = ws.parse_blocks(&ws.render_blocks(&[draft]));
     match (parsed.pop(), parsed.is_empty()) {

@@ -3,6 +3,7 @@
 //! read returning blocks shares.
 
 use chrono::{DateTime, SecondsFormat};
+use compact_str::CompactString;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 use serde_json::json;
@@ -24,7 +25,7 @@ const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutlineNode {
     /// The block id: what every block-targeting tool takes.
-    pub id: String,
+    pub id: CompactString,
     /// The block text without its leading task marker, property lines not included.
     pub text: String,
     /// The task marker the text starts with, if any.
@@ -52,7 +53,7 @@ impl OutlineNode {
             (Vec::new(), block.children.len())
         };
         OutlineNode {
-            id: block.id.to_string(),
+            id: block.id.clone(),
             text,
             todo,
             collapsed: is_collapsed(block),
@@ -214,7 +215,7 @@ mod tests {
             id: id.into(),
             text: text.into(),
             properties: Properties::new(),
-            children,
+            children: children.into(),
         }
     }
 

@@ -490,7 +490,7 @@ pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Erro
                 .filter(|id| !kept.contains(id))
                 .collect();
             page.properties = properties;
-            page.blocks = blocks;
+            page.blocks = blocks.into();
             Ok((ids, removed))
         })
         .map_err(|e| suggest_if_missing(ws, e))?;

@@ -6,21 +6,22 @@ use std::fmt;
 use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use thin_vec::ThinVec;
 
 /// Ordered `key:: value` properties, as written; a key appears once. Every block has one of
 /// these and most hold nothing, so they are a list searched in order: a handful of entries is
-/// found faster that way than by hashing, and an empty list costs a third of an empty map.
+/// found faster that way than by hashing, and an empty list is one pointer.
 /// Equality ignores the order, as a map's does.
 #[derive(Debug, Clone, Default, Eq)]
-pub struct Properties(Vec<(String, String)>);
+pub struct Properties(ThinVec<(String, String)>);
 
 impl Properties {
     pub const fn new() -> Self {
-        Properties(Vec::new())
+        Properties(ThinVec::new())
     }
 
     pub fn with_capacity(capacity: usize) -> Self {
-        Properties(Vec::with_capacity(capacity))
+        Properties(ThinVec::with_capacity(capacity))
     }
 
     pub fn len(&self) -> usize {
@@ -129,7 +130,7 @@ impl<const N: usize> From<[(String, String); N]> for Properties {
 
 impl IntoIterator for Properties {
     type Item = (String, String);
-    type IntoIter = std::vec::IntoIter<(String, String)>;
+    type IntoIter = thin_vec::IntoIter<(String, String)>;
     fn into_iter(self) -> Self::IntoIter {
         self.0.into_iter()
     }

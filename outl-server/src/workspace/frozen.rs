@@ -111,7 +111,7 @@ mod tests {
             kind: PageKind::Page,
             file: format!("pages/{slug}.md"),
             properties: Default::default(),
-            blocks: vec![],
+            blocks: Default::default(),
             updated: 0,
             hash: "new".into(),
         }

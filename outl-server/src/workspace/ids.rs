@@ -241,7 +241,7 @@ mod tests {
             id: id.into(),
             text: text.into(),
             properties: Properties::new(),
-            children,
+            children: children.into(),
         }
     }
 

@@ -1240,7 +1240,7 @@ mod tests {
             kind: PageKind::Page,
             file: format!("pages/{name}.md"),
             properties,
-            blocks,
+            blocks: blocks.into(),
             updated: 0,
             hash: String::new(),
         }

@@ -156,7 +156,7 @@ pub fn page_of(file: &str, md: &str, format: NameFormat, updated: i64) -> Page {
         kind,
         file: file.to_string(),
         properties,
-        blocks,
+        blocks: blocks.into(),
         updated,
         hash: content_hash(md.as_bytes()),
     }

@@ -3,6 +3,7 @@
 use chrono::NaiveDate;
 use compact_str::CompactString;
 use serde::Serialize;
+use thin_vec::ThinVec;
 
 use crate::outline::Properties;
 
@@ -26,7 +27,7 @@ pub struct Page {
     pub file: String,
     /// Page properties: the `key:: value` lines before the first bullet.
     pub properties: Properties,
-    pub blocks: Vec<Block>,
+    pub blocks: ThinVec<Block>,
     /// Last change, unix milliseconds: the file's mtime when read from disk, the op's time when
     /// written by outl.
     pub updated: i64,
@@ -43,7 +44,7 @@ pub struct Block {
     pub text: String,
     /// `key:: value` lines under the block's first line, as written (`collapsed::`, `id::` too).
     pub properties: Properties,
-    pub children: Vec<Block>,
+    pub children: ThinVec<Block>,
 }
 
 impl Page {

@@ -143,7 +143,7 @@ fn replacing_a_page_keeps_the_ids_of_unchanged_blocks() {
     ws.edit("page.update", &["project x"], |pages| {
         let mut blocks = ws.parse_blocks(new_md);
         carry_ids(&pages[0].blocks, &mut blocks);
-        pages[0].blocks = blocks;
+        pages[0].blocks = blocks.into();
         Ok(())
     })
     .unwrap();

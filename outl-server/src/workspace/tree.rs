@@ -3,6 +3,8 @@
 //! one or both of these inside [`Workspace::edit`](super::Workspace::edit), which validates and
 //! writes the result.
 
+use thin_vec::ThinVec;
+
 use super::model::{Block, Page};
 
 /// Where [`Page::put_block`] puts a block.
@@ -65,7 +67,7 @@ impl Block {
     }
 }
 
-fn take_from(blocks: &mut Vec<Block>, id: &str) -> Option<Block> {
+fn take_from(blocks: &mut ThinVec<Block>, id: &str) -> Option<Block> {
     if let Some(at) = blocks.iter().position(|b| b.id == id) {
         return Some(blocks.remove(at));
     }
@@ -74,7 +76,7 @@ fn take_from(blocks: &mut Vec<Block>, id: &str) -> Option<Block> {
         .find_map(|b| take_from(&mut b.children, id))
 }
 
-fn put_after(blocks: &mut Vec<Block>, sibling: &str, block: Block) -> Result<(), Block> {
+fn put_after(blocks: &mut ThinVec<Block>, sibling: &str, block: Block) -> Result<(), Block> {
     if let Some(at) = blocks.iter().position(|b| b.id == sibling) {
         blocks.insert(at + 1, block);
         return Ok(());
@@ -99,7 +101,7 @@ mod tests {
             id: id.into(),
             text: format!("text of {id}"),
             properties: Default::default(),
-            children,
+            children: children.into(),
         }
     }
 
@@ -111,7 +113,7 @@ mod tests {
             kind: PageKind::Page,
             file: "pages/p.md".into(),
             properties: Default::default(),
-            blocks: vec![
+            blocks: thin_vec::thin_vec![
                 block(
                     "a",
                     vec![block("b", vec![block("c", vec![])]), block("d", vec![])],

@@ -455,7 +455,7 @@ impl Workspace {
             kind,
             file,
             properties,
-            blocks,
+            blocks: blocks.into(),
             updated: 0,
             hash: String::new(),
         })
