@@ -176,6 +176,14 @@ impl Graph {
         self.keep(page, stamp, frozen);
     }
 
+    /// Puts `page` in place of the page with its slug, which has its file: an edit, indexed
+    /// for what it changed.
+    pub(super) fn replace(&mut self, page: Page) {
+        let old = self.pages.remove(&page.slug);
+        self.index.update(old.as_ref(), Some(&page));
+        self.keep(page, None, None);
+    }
+
     /// [`insert`](Self::insert) numbering the page and its blocks in the index but leaving what
     /// they contribute to [`build_index`](Self::build_index).
     pub(super) fn insert_unindexed(

@@ -20,7 +20,7 @@ use std::hash::BuildHasher;
 
 use compact_str::CompactString;
 use hashbrown::HashTable;
-use rustc_hash::{FxBuildHasher, FxHashMap};
+use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::model::{Block, Page};
@@ -163,6 +163,48 @@ impl Tables {
         }
         self.page_blocks[p_index] = Some(numbers.into_boxed_slice());
         p
+    }
+
+    /// Numbers the blocks of `new`, which page `p` holds in place of `old`: a block that keeps
+    /// its id keeps its number, so that what it contributes can stay; the old page's other
+    /// numbers are freed.
+    fn renumber(&mut self, p: u32, old: &Page, new: &Page) {
+        let old_numbers = self
+            .page_blocks
+            .get_mut(p as usize)
+            .and_then(Option::take)
+            .unwrap_or_default();
+        let ids = &self.ids;
+        let mut held: FxHashMap<&str, u32> = old
+            .blocks_preorder()
+            .into_iter()
+            .zip(old_numbers.iter().copied())
+            // A number another page's block has taken the id from is not the id's any more.
+            .filter(|&(block, n)| ids.get(&block.id) == Some(n))
+            .map(|(block, n)| (block.id.as_str(), n))
+            .collect();
+        let new_blocks = new.blocks_preorder();
+        let kept: Vec<Option<u32>> = new_blocks
+            .iter()
+            .map(|block| held.remove(block.id.as_str()))
+            .collect();
+        let kept_numbers: FxHashSet<u32> = kept.iter().flatten().copied().collect();
+        for &n in old_numbers.iter().filter(|n| !kept_numbers.contains(n)) {
+            self.ids.release(n);
+            if let Some(page) = self.block_pages.get_mut(n as usize) {
+                *page = NO_PAGE;
+            }
+        }
+        let mut numbers = Vec::with_capacity(new_blocks.len());
+        for (block, kept) in new_blocks.iter().zip(kept) {
+            let n = kept.unwrap_or_else(|| self.ids.assign(&block.id));
+            if self.block_pages.len() <= n as usize {
+                self.block_pages.resize(n as usize + 1, NO_PAGE);
+            }
+            self.block_pages[n as usize] = p;
+            numbers.push(n);
+        }
+        self.page_blocks[p as usize] = Some(numbers.into_boxed_slice());
     }
 
     /// Frees the numbers of page `p` and of its blocks.
@@ -517,6 +559,20 @@ impl Lists {
 impl Index {
     /// Replaces what `old` contributed with what `new` contributes.
     pub fn update(&mut self, old: Option<&Page>, new: Option<&Page>) {
+        if let (Some(old), Some(new)) = (old, new)
+            && old.slug == new.slug
+            && let Some(p) = self.tables.slugs.get(&old.slug)
+        {
+            // The same page edited: a block that keeps its id and text keeps its postings, so
+            // a write to a large page costs what it changed.
+            self.lists.remove_page(&self.tables, p, old);
+            let old_numbers = self.tables.blocks_of(p).to_vec();
+            self.tables.renumber(p, old, new);
+            self.search
+                .replace_page(&old_numbers, old, self.tables.blocks_of(p), new);
+            self.lists.add_page(&self.tables, p, new, Placement::BySlug);
+            return;
+        }
         if let Some(old) = old {
             self.remove(old);
         }
@@ -998,6 +1054,34 @@ impl Search {
         }
     }
 
+    /// Puts `new`, numbered `new_numbers`, in place of `old`, numbered `old_numbers`: a block
+    /// whose number and text are the same in both is left as it is.
+    fn replace_page(&mut self, old_numbers: &[u32], old: &Page, new_numbers: &[u32], new: &Page) {
+        let old_blocks = old.blocks_preorder();
+        let new_blocks = new.blocks_preorder();
+        let old_texts: FxHashMap<u32, &str> = old_numbers
+            .iter()
+            .copied()
+            .zip(old_blocks.iter().map(|block| block.text.as_str()))
+            .collect();
+        let unchanged: FxHashSet<u32> = new_numbers
+            .iter()
+            .zip(&new_blocks)
+            .filter(|&(n, block)| old_texts.get(n) == Some(&block.text.as_str()))
+            .map(|(&n, _)| n)
+            .collect();
+        for (block, &n) in old_blocks.iter().zip(old_numbers) {
+            if !unchanged.contains(&n) {
+                self.remove(n, &block.text);
+            }
+        }
+        for (block, &n) in new_blocks.iter().zip(new_numbers) {
+            if !unchanged.contains(&n) {
+                self.add(n, &block.text);
+            }
+        }
+    }
+
     fn shrink_to_fit(&mut self) {
         self.postings.values_mut().for_each(Postings::shrink_to_fit);
         self.postings.shrink_to_fit();
@@ -1406,6 +1490,35 @@ mod tests {
         }
         assert_eq!(observable(&index), observable(&Index::default()));
         assert!(index.tables.slugs.names.iter().all(CompactString::is_empty));
+    }
+
+    #[test]
+    fn an_edit_keeps_the_numbers_of_the_blocks_it_keeps() {
+        let mut pages = sample_pages();
+        let all: Vec<&Page> = pages.iter().collect();
+        let mut index = Index::build(&all);
+        let p = index
+            .tables
+            .slugs
+            .get(&pages[12].slug)
+            .expect("a numbered page");
+        let numbers = index.tables.blocks_of(p).to_vec();
+        let mut edited = pages[12].clone();
+        edited.blocks.last_mut().expect("a block").text = "changed in place #topic9".into();
+        index.update(Some(&pages[12]), Some(&edited));
+        assert_eq!(index.tables.blocks_of(p), numbers);
+        pages[12] = edited;
+        let all: Vec<&Page> = pages.iter().collect();
+        let built = Index::build(&all);
+        assert_eq!(observable(&index), observable(&built));
+        let pages_by_slug = page_in(&pages);
+        for query in ["changed", "same text", "budget"] {
+            assert_eq!(
+                index.search(query, 0, usize::MAX, &pages_by_slug),
+                built.search(query, 0, usize::MAX, &pages_by_slug),
+                "{query}"
+            );
+        }
     }
 
     #[test]

@@ -105,7 +105,8 @@
 //! written); a file whose hash differs from its sidecar was edited outside outl and is frozen,
 //! its ids carried over from the sidecar's copy of the markdown. Finally the index (links,
 //! backlinks, tags, tasks, properties, block refs, full-text search; see [`Index`]) is built,
-//! again on two threads; after that, each write reindexes only the pages it touched.
+//! again on two threads; after that, each write reindexes only the pages it touched, and in a
+//! page it edits, only the blocks whose text changed for the search.
 //!
 //! After open, files created, edited or deleted outside outl are noticed by
 //! [`Workspace::refresh`] (a stat of every page file), and, for the pages a write touches,

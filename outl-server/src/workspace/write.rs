@@ -729,16 +729,26 @@ impl Workspace {
             .apply(|| {
                 let mut graph = self.graph_mut();
                 for (change, after) in changes.iter().zip(&finals) {
-                    if let Some(before) = &change.before {
+                    // A page edited in place is indexed for what changed in it.
+                    let edited = matches!(
+                        (&change.before, after),
+                        (Some(before), Some((page, _)))
+                            if before.page.slug == page.slug && before.page.file == page.file
+                    );
+                    if let Some(before) = change.before.as_ref().filter(|_| !edited) {
                         graph.remove(&before.page.slug);
                         graph.remove_file(&before.page.file);
                     }
                     if let Some((page, _)) = after {
-                        graph.remove(&page.slug);
-                        graph.remove_file(&page.file);
                         let mut page = page.clone();
                         page.updated = op.ts;
-                        graph.insert(page, None, None);
+                        if edited {
+                            graph.replace(page);
+                        } else {
+                            graph.remove(&page.slug);
+                            graph.remove_file(&page.file);
+                            graph.insert(page, None, None);
+                        }
                     }
                 }
             })
