@@ -177,15 +177,15 @@ impl<'de> Deserialize<'de> for Properties {
     }
 }
 
-/// The schema of a string-to-string map, as the map type this stands for has it.
+/// The schema of a string-to-string map, as every map type has it.
 impl schemars::JsonSchema for Properties {
     fn inline_schema() -> bool {
-        <indexmap::IndexMap<String, String> as schemars::JsonSchema>::inline_schema()
+        <std::collections::BTreeMap<String, String> as schemars::JsonSchema>::inline_schema()
     }
     fn schema_name() -> Cow<'static, str> {
-        <indexmap::IndexMap<String, String> as schemars::JsonSchema>::schema_name()
+        <std::collections::BTreeMap<String, String> as schemars::JsonSchema>::schema_name()
     }
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        <indexmap::IndexMap<String, String> as schemars::JsonSchema>::json_schema(generator)
+        <std::collections::BTreeMap<String, String> as schemars::JsonSchema>::json_schema(generator)
     }
 }
