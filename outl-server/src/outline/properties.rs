@@ -32,10 +32,6 @@ impl Properties {
         self.0.is_empty()
     }
 
-    fn position(&self, key: &str) -> Option<usize> {
-        self.0.iter().position(|(k, _)| k == key)
-    }
-
     pub fn get(&self, key: &str) -> Option<&String> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
@@ -45,7 +41,7 @@ impl Properties {
     }
 
     pub fn contains_key(&self, key: &str) -> bool {
-        self.position(key).is_some()
+        self.get(key).is_some()
     }
 
     /// Sets `key` to `value`: in its place when the key is there (returning the old value),
@@ -58,12 +54,6 @@ impl Properties {
                 None
             }
         }
-    }
-
-    /// Removes `key`, keeping the order of the rest.
-    pub fn shift_remove(&mut self, key: &str) -> Option<String> {
-        let at = self.position(key)?;
-        Some(self.0.remove(at).1)
     }
 
     /// Removes the entry at `index`, keeping the order of the rest.
@@ -87,12 +77,6 @@ impl Properties {
 
     pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator {
         self.0.iter().map(|(k, _)| k)
-    }
-
-    pub fn values_mut(
-        &mut self,
-    ) -> impl DoubleEndedIterator<Item = &mut String> + ExactSizeIterator {
-        self.0.iter_mut().map(|(_, v)| v)
     }
 
     pub fn shrink_to_fit(&mut self) {
@@ -119,20 +103,6 @@ impl FromIterator<(String, String)> for Properties {
         let mut properties = Properties::new();
         properties.extend(entries);
         properties
-    }
-}
-
-impl<const N: usize> From<[(String, String); N]> for Properties {
-    fn from(entries: [(String, String); N]) -> Self {
-        entries.into_iter().collect()
-    }
-}
-
-impl IntoIterator for Properties {
-    type Item = (String, String);
-    type IntoIter = thin_vec::IntoIter<(String, String)>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.into_iter()
     }
 }
 
