@@ -148,20 +148,10 @@ impl Tables {
     /// this page's from now on.
     fn register(&mut self, page: &Page) -> u32 {
         let p = self.slugs.assign(&page.slug);
-        let mut numbers = Vec::new();
-        for_each_block(&page.blocks, &mut |block| {
-            let n = self.ids.assign(&block.id) as usize;
-            if self.block_pages.len() <= n {
-                self.block_pages.resize(n + 1, NO_PAGE);
-            }
-            self.block_pages[n] = p;
-            numbers.push(n as u32);
-        });
-        let p_index = p as usize;
-        if self.page_blocks.len() <= p_index {
-            self.page_blocks.resize(p_index + 1, None);
+        if self.page_blocks.len() <= p as usize {
+            self.page_blocks.resize(p as usize + 1, None);
         }
-        self.page_blocks[p_index] = Some(numbers.into_boxed_slice());
+        self.number_blocks(p, page, |_| None);
         p
     }
 
@@ -183,28 +173,33 @@ impl Tables {
             .filter(|&(block, n)| ids.get(&block.id) == Some(n))
             .map(|(block, n)| (block.id.as_str(), n))
             .collect();
-        let new_blocks = new.blocks_preorder();
-        let kept: Vec<Option<u32>> = new_blocks
-            .iter()
-            .map(|block| held.remove(block.id.as_str()))
-            .collect();
-        let kept_numbers: FxHashSet<u32> = kept.iter().flatten().copied().collect();
-        for &n in old_numbers.iter().filter(|n| !kept_numbers.contains(n)) {
-            self.ids.release(n);
-            if let Some(page) = self.block_pages.get_mut(n as usize) {
-                *page = NO_PAGE;
-            }
-        }
-        let mut numbers = Vec::with_capacity(new_blocks.len());
-        for (block, kept) in new_blocks.iter().zip(kept) {
-            let n = kept.unwrap_or_else(|| self.ids.assign(&block.id));
+        self.number_blocks(p, new, |block| held.remove(block.id.as_str()));
+        let kept: FxHashSet<u32> = self.blocks_of(p).iter().copied().collect();
+        self.free_blocks(old_numbers.iter().copied().filter(|n| !kept.contains(n)));
+    }
+
+    /// Gives page `p` the blocks of `page`, each with the number `kept` says or a fresh one.
+    fn number_blocks(&mut self, p: u32, page: &Page, mut kept: impl FnMut(&Block) -> Option<u32>) {
+        let mut numbers = Vec::new();
+        for_each_block(&page.blocks, &mut |block| {
+            let n = kept(block).unwrap_or_else(|| self.ids.assign(&block.id));
             if self.block_pages.len() <= n as usize {
                 self.block_pages.resize(n as usize + 1, NO_PAGE);
             }
             self.block_pages[n as usize] = p;
             numbers.push(n);
-        }
+        });
         self.page_blocks[p as usize] = Some(numbers.into_boxed_slice());
+    }
+
+    /// Frees these block numbers.
+    fn free_blocks(&mut self, numbers: impl Iterator<Item = u32>) {
+        for n in numbers {
+            self.ids.release(n);
+            if let Some(page) = self.block_pages.get_mut(n as usize) {
+                *page = NO_PAGE;
+            }
+        }
     }
 
     /// Frees the numbers of page `p` and of its blocks.
@@ -212,12 +207,7 @@ impl Tables {
         let Some(numbers) = self.page_blocks.get_mut(p as usize).and_then(Option::take) else {
             return;
         };
-        for &n in &numbers {
-            self.ids.release(n);
-            if let Some(page) = self.block_pages.get_mut(n as usize) {
-                *page = NO_PAGE;
-            }
-        }
+        self.free_blocks(numbers.iter().copied());
         self.slugs.release(p);
     }
 
