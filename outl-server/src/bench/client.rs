@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -53,7 +53,8 @@ pub fn text_of(result: &Value) -> &str {
 /// kills the child if the whole session outlives its time limit, which ends any read.
 pub struct StdioServer {
     child: Arc<Mutex<Child>>,
-    stdin: ChildStdin,
+    /// `None` once closed, which asks the server to end.
+    stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
     line: String,
     next_id: i64,
@@ -93,7 +94,7 @@ impl StdioServer {
         });
         Ok(StdioServer {
             child,
-            stdin,
+            stdin: Some(stdin),
             stdout: BufReader::with_capacity(1 << 20, stdout),
             line: String::new(),
             next_id: 0,
@@ -110,18 +111,20 @@ impl StdioServer {
         self.next_id += 1;
         let id = self.next_id;
         let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{message}")?;
-        self.stdin.flush()?;
+        let stdin = self.stdin()?;
+        writeln!(stdin, "{message}")?;
+        stdin.flush()?;
         Ok(id)
     }
 
     pub fn notify(&mut self, method: &str) -> io::Result<()> {
-        writeln!(
-            self.stdin,
-            "{}",
-            json!({"jsonrpc": "2.0", "method": method})
-        )?;
-        self.stdin.flush()
+        let stdin = self.stdin()?;
+        writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": method}))?;
+        stdin.flush()
+    }
+
+    fn stdin(&mut self) -> io::Result<&mut ChildStdin> {
+        open_stdin(&mut self.stdin)
     }
 
     /// Reads lines until the reply to `id`; notifications in between are skipped.
@@ -169,7 +172,7 @@ impl StdioServer {
     ) -> io::Result<usize> {
         let first_id = self.next_id + 1;
         self.next_id += count as i64;
-        let stdin = &mut self.stdin;
+        let stdin = open_stdin(&mut self.stdin)?;
         let writer = |stdin: &mut ChildStdin| -> io::Result<()> {
             let mut out = io::BufWriter::new(stdin);
             for i in 0..count {
@@ -214,13 +217,32 @@ impl StdioServer {
 }
 
 impl Drop for StdioServer {
+    /// Ends the server as a host does: closes its stdin and lets it finish what it was doing
+    /// (a cache being saved), killing it only if it has not ended after [`SHUTDOWN_GRACE`].
     fn drop(&mut self) {
+        self.stdin = None;
+        let asked = Instant::now();
+        while asked.elapsed() < SHUTDOWN_GRACE {
+            match self.child.lock().map(|mut child| child.try_wait()) {
+                Ok(Ok(None)) => std::thread::sleep(Duration::from_millis(10)),
+                _ => break,
+            }
+        }
         if let Ok(mut child) = self.child.lock() {
             let _ = child.kill();
             let _ = child.wait();
         }
     }
 }
+
+fn open_stdin(stdin: &mut Option<ChildStdin>) -> io::Result<&mut ChildStdin> {
+    stdin
+        .as_mut()
+        .ok_or_else(|| io::Error::other("the server's stdin is closed"))
+}
+
+/// How long a server whose stdin was closed may take to end before it is killed.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(60);
 
 /// Resident memory of a process.
 #[derive(Debug, Clone, Copy)]

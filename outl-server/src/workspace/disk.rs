@@ -456,11 +456,9 @@ impl Round {
 
 /// Replaces `path` with `bytes` atomically: a reader sees the old or the new content, never a
 /// mix, and after a crash the file holds one of the two.
-pub fn write_atomic(path: &Path, bytes: &[u8], durability: Durability) -> io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: Vec<u8>, durability: Durability) -> io::Result<()> {
     let mut batch = Batch::new(durability);
-    batch
-        .replace(path, bytes.to_vec(), ())
-        .map_err(|f| f.error)?;
+    batch.replace(path, bytes, ()).map_err(|f| f.error)?;
     batch.sync(None).map_err(|f| f.error)?;
     batch.apply(|| ()).map_err(|f| f.error)
 }
@@ -536,8 +534,8 @@ mod tests {
     fn atomic_write_replaces_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sub").join("a.md");
-        write_atomic(&path, b"one", Durability::Durable).unwrap();
-        write_atomic(&path, b"two", Durability::Atomic).unwrap();
+        write_atomic(&path, b"one".to_vec(), Durability::Durable).unwrap();
+        write_atomic(&path, b"two".to_vec(), Durability::Atomic).unwrap();
         assert_eq!(fs::read(&path).unwrap(), b"two");
         assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
     }

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashSet};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::cache::{Corrupt, Draft, Persist, Saved, put_all};
 use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
 use super::index::{Index, SearchHit, SearchPage};
@@ -207,6 +208,66 @@ impl Graph {
             None => self.frozen.remove(&page.slug),
         };
         self.pages.insert(page.slug.clone(), page);
+    }
+
+    /// The cache of this graph at op-log seq `seq` (see [`cache`](super::cache)): every page
+    /// with its stamp, then the index. A frozen page goes without its stamp and is listed, so
+    /// that [`restore`](Self::restore) leaves it out and the refresh after it reads the file
+    /// again, freezing it anew.
+    pub(super) fn draft(&self, seq: u64) -> Option<Draft> {
+        Draft::new(
+            seq,
+            |out| {
+                self.pages.len().put(out);
+                for page in self.pages.values() {
+                    page.put(out);
+                    let stamp = self.stamps.get(&page.slug);
+                    stamp
+                        .filter(|_| !self.frozen.contains_key(&page.slug))
+                        .copied()
+                        .put(out);
+                }
+                put_all(self.frozen.keys(), out);
+            },
+            |out| self.index.put(out),
+        )
+    }
+
+    /// The graph a cache holds, without its frozen pages; what outl does not save (the files
+    /// shadowed or skipped) is left for a refresh to find.
+    pub(super) fn restore(saved: &Saved) -> Result<Graph, Corrupt> {
+        let (pages, index) = saved.decode(
+            |input| {
+                let len = input.take_len()?;
+                let mut pages = Vec::with_capacity(len);
+                let mut files = FxHashMap::default();
+                let mut stamps = FxHashMap::default();
+                files.reserve(len);
+                for _ in 0..len {
+                    let page = Page::take(input)?;
+                    if let Some(stamp) = <Option<Stamp> as Persist>::take(input)? {
+                        stamps.insert(page.slug.clone(), stamp);
+                    }
+                    files.insert(page.file.clone(), page.slug.clone());
+                    pages.push((page.slug.clone(), page));
+                }
+                let frozen: Vec<String> = Vec::take(input)?;
+                Ok((pages, files, stamps, frozen))
+            },
+            Index::take,
+        )?;
+        let (pages, files, stamps, frozen) = pages;
+        let mut graph = Graph {
+            pages: pages.into_iter().collect(),
+            files,
+            stamps,
+            index,
+            ..Graph::default()
+        };
+        for slug in frozen {
+            graph.remove(&slug);
+        }
+        Ok(graph)
     }
 
     /// Indexes every page at once (at open, after [`insert_unindexed`](Self::insert_unindexed)).

@@ -23,6 +23,7 @@ use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::Serialize;
 
+use super::cache::{Corrupt, Decoder, Encoder, Persist, put_all};
 use super::model::{Block, Page};
 use super::names::slug;
 use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
@@ -1290,6 +1291,118 @@ fn snippet(text: &str, terms: &[String]) -> String {
     out.replace('\n', " ")
 }
 
+// ---------------------------------------------------------------------------------------------
+// Saved in the cache
+
+impl Persist for Index {
+    fn put(&self, out: &mut Encoder) {
+        self.tables.put(out);
+        self.lists.put(out);
+        self.search.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok(Index {
+            tables: Tables::take(input)?,
+            lists: Lists::take(input)?,
+            search: Search::take(input)?,
+        })
+    }
+}
+
+impl Persist for Numbering {
+    /// The strings by number, the free numbers, and the numbers the lookup finds (which, of
+    /// numbers with one string, is the newest).
+    fn put(&self, out: &mut Encoder) {
+        self.names.put(out);
+        self.free.put(out);
+        put_all(self.lookup.iter(), out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        let names: Vec<CompactString> = Vec::take(input)?;
+        let free = Vec::take(input)?;
+        let found: Vec<u32> = Vec::take(input)?;
+        let name_of = |n: u32| names.get(n as usize).map_or("", CompactString::as_str);
+        let mut lookup = HashTable::with_capacity(found.len());
+        for n in found {
+            if n as usize >= names.len() {
+                return Err(Corrupt);
+            }
+            lookup.insert_unique(hash_of(name_of(n)), n, |&m| hash_of(name_of(m)));
+        }
+        Ok(Numbering {
+            names,
+            lookup,
+            free,
+        })
+    }
+}
+
+impl Persist for Tables {
+    fn put(&self, out: &mut Encoder) {
+        self.slugs.put(out);
+        self.page_blocks.put(out);
+        self.ids.put(out);
+        self.block_pages.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok(Tables {
+            slugs: Numbering::take(input)?,
+            page_blocks: Vec::take(input)?,
+            ids: Numbering::take(input)?,
+            block_pages: Vec::take(input)?,
+        })
+    }
+}
+
+impl Persist for Held {
+    fn put(&self, out: &mut Encoder) {
+        self.0.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        u32::take(input).map(Held)
+    }
+}
+
+impl Persist for Lists {
+    fn put(&self, out: &mut Encoder) {
+        self.outgoing.put(out);
+        self.backlinks.put(out);
+        self.tags.put(out);
+        self.tasks.put(out);
+        self.properties.put(out);
+        self.block_refs.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok(Lists {
+            outgoing: FxHashMap::take(input)?,
+            backlinks: FxHashMap::take(input)?,
+            tags: FxHashMap::take(input)?,
+            tasks: BTreeMap::take(input)?,
+            properties: FxHashMap::take(input)?,
+            block_refs: FxHashMap::take(input)?,
+        })
+    }
+}
+
+impl Persist for Search {
+    fn put(&self, out: &mut Encoder) {
+        self.postings.put(out);
+        self.long_tf.put(out);
+        self.lens.put(out);
+        self.total_len.put(out);
+        self.live.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok(Search {
+            postings: FxHashMap::take(input)?,
+            long_tf: FxHashMap::take(input)?,
+            lens: Vec::take(input)?,
+            total_len: u64::take(input)?,
+            live: u64::take(input)?,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1480,6 +1593,48 @@ mod tests {
         }
         assert_eq!(observable(&index), observable(&Index::default()));
         assert!(index.tables.slugs.names.iter().all(CompactString::is_empty));
+    }
+
+    #[test]
+    fn a_saved_index_reads_back_the_same_and_goes_on_updating_alike() {
+        let mut pages = sample_pages();
+        let mut index = Index::default();
+        for page in &pages {
+            index.update(None, Some(page));
+        }
+        // Free numbers, and an id taken over by another page, are saved too.
+        index.update(Some(&pages[7]), None);
+        pages.remove(7);
+        let mut taker = pages[2].clone();
+        taker.blocks.push(pages[3].blocks[0].clone());
+        index.update(Some(&pages[2]), Some(&taker));
+        pages[2] = taker;
+
+        let mut restored = crate::workspace::cache::round_trip(&index).expect("decodes");
+        let same = |a: &Index, b: &Index, pages: &[Page]| {
+            assert_eq!(observable(a), observable(b));
+            assert_eq!(a.block_count(), b.block_count());
+            for query in ["budget", "\"shared words\"", "same text", "σοφος"] {
+                let by_slug = page_in(pages);
+                assert_eq!(
+                    a.search(query, 0, usize::MAX, &by_slug),
+                    b.search(query, 0, usize::MAX, &by_slug),
+                    "{query}"
+                );
+            }
+        };
+        same(&index, &restored, &pages);
+        let added = page("Omega", "- same text in every page #topic1\n", "o");
+        let edited = page("Page 30", "- budget budget [[Omega]]\n", "p30y");
+        for one in [&mut index, &mut restored] {
+            one.update(None, Some(&added));
+            one.update(Some(&pages[29]), Some(&edited));
+            one.update(Some(&pages[0]), None);
+        }
+        pages.push(added);
+        pages[29] = edited;
+        pages.remove(0);
+        same(&index, &restored, &pages);
     }
 
     #[test]

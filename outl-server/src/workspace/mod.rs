@@ -10,6 +10,7 @@
 //! .outl/oplog                  the op log, one line per write (see below)
 //! .outl/oplog.1                the op log's previous segment
 //! .outl/ids/<page file>.ids    sidecar of each page: its block ids, content hash and markdown
+//! .outl/cache                  the pages and the index as last loaded, for the next open
 //! ```
 //!
 //! A Logseq graph opens as it is. Files under `pages/` and `journals/` (sub-folders included)
@@ -108,6 +109,12 @@
 //! again on two threads; after that, each write reindexes only the pages it touched, and in a
 //! page it edits, only the blocks whose text changed for the search.
 //!
+//! That full read is needed only once: an open that read more than one page file in 32 saves the pages and the index to `.outl/cache` (on a thread of its own;
+//! dropping the workspace waits for it). The next open, by this build of outl, takes the graph
+//! from there instead, in one read, when the op log still holds every op after the cache's;
+//! it drops the pages those ops touched, and then looks at every file as a refresh does, so
+//! that those pages and whatever else moved since are read from their files (see `cache`).
+//!
 //! After open, files created, edited or deleted outside outl are noticed by
 //! [`Workspace::refresh`] (a stat of every page file), and, for the pages a write touches,
 //! before every write. A new file is simply a new page; a deleted file's page disappears (its
@@ -131,6 +138,7 @@
 //! A refresh stats the files with no lock on the graph (the workspace lock already keeps
 //! writers out): reads and writes wait only while it applies what it found.
 
+mod cache;
 mod disk;
 mod format;
 mod frozen;
@@ -157,6 +165,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
@@ -190,6 +199,9 @@ const LOCK_FILE: &str = "lock";
 const RESCAN_INTERVAL: Duration = Duration::from_secs(2);
 /// …and spend at most one part in this many of their time looking.
 const RESCAN_COST_SHARE: u32 = 20;
+/// The cache is saved again at open when more than one page in this many had to be read from
+/// its file.
+const CACHE_STALE_SHARE: usize = 32;
 
 /// How long to wait for the next look for outside edits, at least `at_least`, after one that
 /// took `cost`.
@@ -212,8 +224,23 @@ pub struct Workspace {
     /// Whether a thread of its own looks for files changed outside outl
     /// ([`watch_outside_edits`](Self::watch_outside_edits)), so that reads do not.
     watched: AtomicBool,
+    /// The thread writing the cache, if one was started.
+    saving: Mutex<Option<JoinHandle<()>>>,
     #[cfg(test)]
     background_looks: BackgroundLooks,
+    /// Loads that took the graph from the cache, for tests to tell the two ways apart.
+    #[cfg(test)]
+    cache_loads: AtomicUsize,
+}
+
+impl Drop for Workspace {
+    /// Lets a cache being written finish, so that the next open finds it.
+    fn drop(&mut self) {
+        let saving = self.saving.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(handle) = saving.take() {
+            let _ = handle.join();
+        }
+    }
 }
 
 /// What the background looks have done, for tests to wait on.
@@ -266,8 +293,11 @@ impl Workspace {
             }),
             minter: Mutex::new(IdMinter::new()),
             watched: AtomicBool::new(false),
+            saving: Mutex::new(None),
             #[cfg(test)]
             background_looks: BackgroundLooks::default(),
+            #[cfg(test)]
+            cache_loads: AtomicUsize::new(0),
         };
         workspace.with_lock_only(|w| {
             // Under the lock no writer is between creating a temp file and renaming it.
@@ -352,7 +382,7 @@ impl Workspace {
         let result = self.rescan();
         w.last_refresh = Instant::now();
         w.rescan_cost = started.elapsed();
-        result
+        result.map(drop)
     }
 
     /// Looks for files changed outside outl on a thread of its own from now on, instead of in
@@ -599,13 +629,95 @@ impl Workspace {
         w.settled = 0;
         w.log.read_new(false, true)?;
         self.settle_newest(w)?;
-        let graph = self.load_all()?;
-        *self.graph_mut() = graph;
+        let cache_is_stale = match self.restore_cached(&w.log) {
+            Some((graph, listing)) => {
+                #[cfg(test)]
+                self.cache_loads.fetch_add(1, Ordering::AcqRel);
+                *self.graph_mut() = graph;
+                let reread = self.rescan_listed(listing)?;
+                reread > self.graph().page_count() / CACHE_STALE_SHARE
+            }
+            None => {
+                let graph = self.load_all()?;
+                *self.graph_mut() = graph;
+                true
+            }
+        };
+        if cache_is_stale {
+            self.save_cache(w.log.last_seq());
+        }
         release_freed_memory();
         // Every file was just read: the next look for outside edits is due from now, not
         // from before a long load.
         w.last_refresh = Instant::now();
         Ok(())
+    }
+
+    /// The graph the cache holds, brought up to the op log: the pages the ops after its seq
+    /// touched are left out, for the refresh that follows to read again with whatever else
+    /// moved. `None` when there is no cache this build wrote, or the log no longer holds every
+    /// op after it. The files are listed and stat'ed for that refresh while the cache decodes,
+    /// so that it sees them as they were then; the next look sees what moved since.
+    fn restore_cached(&self, log: &OpLog) -> Option<(Graph, Listing)> {
+        let started = Instant::now();
+        let saved = cache::Saved::read(&self.root)?;
+        let newest = log.last_seq();
+        if saved.seq > newest || (saved.seq < newest && saved.seq + 1 < log.first_seq()) {
+            return None;
+        }
+        let since = log.list((newest - saved.seq) as usize, None).ok()?;
+        let (restored, listing) = std::thread::scope(|scope| {
+            let listing = scope.spawn(|| Listing::take(&self.root));
+            let restored = Graph::restore(&saved);
+            (restored, listing.join())
+        });
+        let mut graph = match restored {
+            Ok(graph) => graph,
+            Err(cache::Corrupt) => {
+                tracing::warn!("the cache does not decode: every page is read instead");
+                return None;
+            }
+        };
+        let seq = saved.seq;
+        drop(saved);
+        for op in since.iter().filter(|op| op.seq > seq) {
+            for version in op
+                .pages
+                .iter()
+                .flat_map(|c| [&c.before, &c.after])
+                .flatten()
+            {
+                graph.remove(&version.slug);
+                graph.remove_file(&version.file);
+            }
+        }
+        tracing::debug!(elapsed = ?started.elapsed(), seq, "read the cache");
+        let listing = listing.unwrap_or_else(|_| Listing::take(&self.root));
+        Some((graph, listing))
+    }
+
+    /// Saves the graph as the cache, at op-log seq `seq`: encoded here (the caller holds the
+    /// writer, so the graph is at `seq`), written on a thread of its own. A save still under
+    /// way is waited for first.
+    fn save_cache(&self, seq: u64) {
+        let Some(draft) = self.graph().draft(seq) else {
+            return;
+        };
+        let root = self.root.clone();
+        let mut saving = self.saving.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(previous) = saving.take() {
+            let _ = previous.join();
+        }
+        let started = std::thread::Builder::new()
+            .name("outl-cache".to_owned())
+            .spawn(move || match draft.write(&root) {
+                Ok(()) => tracing::debug!("saved the cache"),
+                Err(e) => tracing::warn!("cannot save the cache: {e}"),
+            });
+        match started {
+            Ok(handle) => *saving = Some(handle),
+            Err(e) => tracing::warn!("cannot save the cache: {e}"),
+        }
     }
 
     /// Puts an op's after-state into the graph (its files are trusted once hashed).
@@ -650,9 +762,14 @@ impl Workspace {
 
     /// Notices external creations, edits and deletions (under the lock). The files are listed,
     /// stat'ed and read with no lock on the graph (the workspace lock keeps writers out
-    /// already), so reads go on meanwhile and wait only for the apply.
-    fn rescan(&self) -> Result<(), Error> {
-        let listing = Listing::take(&self.root);
+    /// already), so reads go on meanwhile and wait only for the apply. Returns how many files
+    /// were read.
+    fn rescan(&self) -> Result<usize, Error> {
+        self.rescan_listed(Listing::take(&self.root))
+    }
+
+    /// [`rescan`](Self::rescan) with the files as `listing` found them.
+    fn rescan_listed(&self, listing: Listing) -> Result<usize, Error> {
         let (gone, changed) = {
             let graph = self.graph();
             let gone: Vec<String> = graph
@@ -698,7 +815,9 @@ impl Workspace {
         for (file, _) in &fresh {
             graph.remove_file(file);
         }
-        self.adopt(&mut graph, fresh, false)
+        let read = fresh.len();
+        self.adopt(&mut graph, fresh, false)?;
+        Ok(read)
     }
 
     /// Adds loaded page files to `graph`: resolves duplicate slugs, fills ids, and writes the

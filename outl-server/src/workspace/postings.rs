@@ -12,6 +12,8 @@
 
 use std::ops::Range;
 
+use super::cache::{Corrupt, Decoder, Encoder, Persist, put_all};
+
 /// Bits of a posting that hold the count.
 pub(super) const TF_BITS: u32 = 4;
 /// The largest count a posting holds.
@@ -688,6 +690,68 @@ impl Iterator for Cursor<'_> {
                 Some(cursor.postings[cursor.at - 1])
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saved in the cache
+
+impl Persist for Postings {
+    fn put(&self, out: &mut Encoder) {
+        match self {
+            Postings::Inline { len, postings } => {
+                0u8.put(out);
+                len.put(out);
+                for posting in &postings[..usize::from(*len)] {
+                    posting.put(out);
+                }
+            }
+            Postings::Encoded(encoded) => {
+                1u8.put(out);
+                encoded.first.put(out);
+                encoded.len.put(out);
+                encoded.last.put(out);
+                encoded.last_at.put(out);
+                encoded.tail_len.put(out);
+                put_all(encoded.skips.iter(), out);
+                out.put_bytes(&encoded.bytes);
+            }
+        }
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        match u8::take(input)? {
+            0 => {
+                let len = u8::take(input)?;
+                let mut postings = [0; INLINE_MAX];
+                for posting in postings.get_mut(..usize::from(len)).ok_or(Corrupt)? {
+                    *posting = u32::take(input)?;
+                }
+                Ok(Postings::Inline { len, postings })
+            }
+            1 => Ok(Postings::Encoded(Box::new(Encoded {
+                first: u32::take(input)?,
+                len: u32::take(input)?,
+                last: u32::take(input)?,
+                last_at: u32::take(input)?,
+                tail_len: u32::take(input)?,
+                skips: Vec::take(input)?,
+                bytes: input.take_bytes_owned()?,
+            }))),
+            _ => Err(Corrupt),
+        }
+    }
+}
+
+impl Persist for Skip {
+    fn put(&self, out: &mut Encoder) {
+        self.first.put(out);
+        self.offset.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok(Skip {
+            first: u32::take(input)?,
+            offset: u32::take(input)?,
+        })
     }
 }
 

@@ -81,7 +81,7 @@ impl Sidecar {
     }
 
     pub fn write(&self, root: &Path, file: &str, durability: Durability) -> std::io::Result<()> {
-        disk::write_atomic(&path(root, file), self.encode().as_bytes(), durability)
+        disk::write_atomic(&path(root, file), self.encode().into_bytes(), durability)
     }
 }
 

@@ -939,3 +939,121 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     write(dir.path(), "pages/Later.md", "- later\n");
     assert!(ws.differs_from_disk(&Listing::take(ws.root()), &Stamps::default()));
 }
+
+/// Opens the workspace at `root` again, after the cache the last open saved is written.
+fn reopen(ws: Workspace, root: &Path) -> Workspace {
+    drop(ws);
+    Workspace::open(root).unwrap()
+}
+
+fn from_cache(ws: &Workspace) -> bool {
+    ws.cache_loads.load(Ordering::Acquire) > 0
+}
+
+/// What reads of the whole graph see: every page with its block ids, the index's lists and a
+/// search, and what is frozen, shadowed or skipped.
+fn everything(ws: &Workspace) -> String {
+    let graph = ws.snapshot();
+    let pages: Vec<&Page> = graph.pages().collect();
+    let index = graph.index();
+    let frozen: Vec<&str> = graph.frozen().map(|f| f.path.as_str()).collect();
+    format!(
+        "{pages:#?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{frozen:?}\n{:?}\n{:?}\n{}",
+        index.backlinks("bob"),
+        index.tags(),
+        index.tasks(TaskMarker::Todo),
+        index.block_refs("ref-target"),
+        graph.search("bob"),
+        graph.shadowed(),
+        graph.skipped(),
+        graph.block_count(),
+    )
+}
+
+#[test]
+fn a_reopened_workspace_comes_from_the_cache_as_a_full_read_would_give_it() {
+    let (dir, ws) = sample_workspace();
+    write(dir.path(), "pages/bob copy.md", "title:: Bob\n- shadowed\n");
+    write(dir.path(), "pages/lone.md", "- a page\n");
+    let ws = reopen(ws, dir.path());
+    assert!(from_cache(&ws));
+    // Edited outside outl while closed, created, deleted: each seen as a full read sees it.
+    write(
+        dir.path(),
+        "pages/Bob.md",
+        "- Bob works on [[Project X]] #again\n- referenced\n  id:: ref-target\n",
+    );
+    write(dir.path(), "journals/2026_12_01.md", "- TODO see [[bob]]\n");
+    fs::remove_file(dir.path().join("pages/lone.md")).unwrap();
+    let cached = reopen(ws, dir.path());
+    assert!(from_cache(&cached));
+    assert!(cached.snapshot().frozen_page("bob").is_some());
+    let seen = everything(&cached);
+    drop(cached);
+    fs::remove_file(dir.path().join(".outl/cache")).unwrap();
+    let read = Workspace::open(dir.path()).unwrap();
+    assert!(!from_cache(&read));
+    assert_eq!(everything(&read), seen);
+    // A frozen page stays frozen through the cache.
+    let cached = reopen(read, dir.path());
+    assert!(from_cache(&cached));
+    assert_eq!(everything(&cached), seen);
+}
+
+#[test]
+fn the_writes_another_process_made_since_the_cache_are_read_from_their_files() {
+    let (dir, ws) = sample_workspace();
+    let first = reopen(ws, dir.path());
+    assert!(from_cache(&first));
+    // A second process opens from the same cache and writes; the cache stays as it was.
+    let second = Workspace::open(dir.path()).unwrap();
+    second
+        .edit("block.update", &["bob"], |pages| {
+            pages[0].blocks[0].text = "from the second".into();
+            Ok(())
+        })
+        .unwrap();
+    second.rename_page("project x", "Project Y").unwrap();
+    let created = second
+        .create_page("Shared", Default::default(), second.parse_blocks("- s\n"))
+        .unwrap();
+    drop((first, second));
+    let third = Workspace::open(dir.path()).unwrap();
+    assert!(from_cache(&third));
+    assert_eq!(texts(&third, "bob")[0], "from the second");
+    assert!(third.snapshot().page("project x").is_none());
+    assert!(third.snapshot().page("project y").is_some());
+    assert_eq!(ids_of(&third, "shared")[0].1, created.blocks[0].id);
+    let seen = everything(&third);
+    drop(third);
+    fs::remove_file(dir.path().join(".outl/cache")).unwrap();
+    let read = Workspace::open(dir.path()).unwrap();
+    assert!(!from_cache(&read));
+    assert_eq!(everything(&read), seen);
+}
+
+#[test]
+fn a_damaged_or_foreign_cache_is_passed_over_and_written_anew() {
+    let (dir, ws) = sample_workspace();
+    let expected = everything(&ws);
+    drop(ws);
+    let cache = dir.path().join(".outl/cache");
+    let mut bytes = fs::read(&cache).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x55;
+    fs::write(&cache, &bytes).unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert!(!from_cache(&ws));
+    assert_eq!(everything(&ws), expected);
+    let mut ws = reopen(ws, dir.path());
+    assert!(from_cache(&ws));
+    // Not a cache at all, or cut short.
+    let whole = fs::read(&cache).unwrap();
+    for junk in [b"not a cache".to_vec(), whole[..100].to_vec()] {
+        drop(ws);
+        fs::write(&cache, junk).unwrap();
+        ws = Workspace::open(dir.path()).unwrap();
+        assert!(!from_cache(&ws));
+        assert_eq!(everything(&ws), expected);
+    }
+}

@@ -1,0 +1,534 @@
+//! `.outl/cache`: the graph as this process last loaded it (pages, their stamps and the index),
+//! saved so that the next open reads one file instead of parsing every page and building the
+//! index again.
+//!
+//! The cache is a copy, never a source of truth, so it is only used when it can be checked:
+//! it names the op-log seq it is at and the build of outl that wrote it, and a checksum covers
+//! it. Open takes it when the build is this one and the log still holds every op after its
+//! seq; it drops the pages those ops touched, then looks at every file as a refresh does, so
+//! that whatever moved on disk since (size or mtime) is read again. Anything else (another
+//! build, a log that no longer reaches back, a checksum that fails) makes open read every
+//! page, as it would without a cache, and write a new one.
+//!
+//! The format is little-endian and fixed-width: a header (magic, format, the build's stamp,
+//! the seq, the checksum and the length of the first section), then two sections, the pages
+//! and the index, decoded on two threads.
+
+use std::collections::BTreeMap;
+use std::hash::{BuildHasher, Hash};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use chrono::{Datelike, NaiveDate};
+use compact_str::CompactString;
+use thin_vec::ThinVec;
+
+use super::STATE_DIR;
+use super::disk::{self, Durability};
+use super::load::Stamp;
+use super::model::{Block, Page, PageKind};
+use crate::outline::{Properties, TaskMarker};
+
+const CACHE_FILE: &str = "cache";
+/// The first bytes of a cache; the last one is the format's version.
+const MAGIC: &[u8; 8] = b"outl\0gr\x01";
+const CHECKSUM_LEN: usize = 32;
+
+fn path(root: &Path) -> PathBuf {
+    root.join(STATE_DIR).join(CACHE_FILE)
+}
+
+/// A cache file's content, checked: the seq it is at and its two sections.
+pub(super) struct Saved {
+    bytes: Vec<u8>,
+    /// The op-log seq the graph is at: every op up to it is in, none after it.
+    pub seq: u64,
+    pages: Range<usize>,
+    index: Range<usize>,
+}
+
+impl Saved {
+    /// The cache at `root` if there is one, written by this build, and whole.
+    pub fn read(root: &Path) -> Option<Saved> {
+        let build = build_stamp()?;
+        let bytes = std::fs::read(path(root)).ok()?;
+        let mut input = Decoder::new(&bytes);
+        let header = (|| {
+            if input.take_bytes(MAGIC.len())? != MAGIC {
+                return Err(Corrupt);
+            }
+            let checksum = input.take_array::<CHECKSUM_LEN>()?;
+            let covered = input.bytes;
+            let stamp = Stamp::take(&mut input)?;
+            let seq = u64::take(&mut input)?;
+            let pages_len = input.take_len()?;
+            Ok((checksum, covered, stamp, seq, pages_len))
+        })();
+        let (checksum, covered, stamp, seq, pages_len) = header.ok()?;
+        if stamp != build {
+            return None;
+        }
+        if blake3::hash(covered).as_bytes() != &checksum {
+            tracing::warn!(
+                "{} is damaged: every page is read instead",
+                path(root).display()
+            );
+            return None;
+        }
+        let start = bytes.len() - input.bytes.len();
+        let middle = start + pages_len;
+        Some(Saved {
+            seq,
+            pages: start..middle,
+            index: middle..bytes.len(),
+            bytes,
+        })
+    }
+
+    /// Decodes the pages section with `pages` and the index section with `index`, side by
+    /// side; each must read its section to the end.
+    pub fn decode<P: Send, I: Send>(
+        &self,
+        pages: impl FnOnce(&mut Decoder<'_>) -> Result<P, Corrupt> + Send,
+        index: impl FnOnce(&mut Decoder<'_>) -> Result<I, Corrupt> + Send,
+    ) -> Result<(P, I), Corrupt> {
+        std::thread::scope(|scope| {
+            let indexed = scope.spawn(|| {
+                let mut input = Decoder::new(&self.bytes[self.index.clone()]);
+                index(&mut input).and_then(|i| input.end(i))
+            });
+            let mut input = Decoder::new(&self.bytes[self.pages.clone()]);
+            let pages = pages(&mut input).and_then(|p| input.end(p));
+            let index = indexed.join().map_err(|_| Corrupt)?;
+            Ok((pages?, index?))
+        })
+    }
+}
+
+/// A cache encoded and waiting to be written by [`Draft::write`]: the checksum is computed
+/// there, off the caller's thread.
+pub(super) struct Draft {
+    bytes: Vec<u8>,
+}
+
+impl Draft {
+    /// The cache of a graph at op-log seq `seq`, with the sections `pages` and `index` put;
+    /// `None` when the build of outl cannot be told.
+    pub fn new(
+        seq: u64,
+        pages: impl FnOnce(&mut Encoder),
+        index: impl FnOnce(&mut Encoder),
+    ) -> Option<Draft> {
+        let mut out = Encoder::default();
+        out.bytes.extend_from_slice(MAGIC);
+        out.bytes.extend_from_slice(&[0; CHECKSUM_LEN]);
+        build_stamp()?.put(&mut out);
+        seq.put(&mut out);
+        let len_at = out.bytes.len();
+        0u64.put(&mut out);
+        let start = out.bytes.len();
+        pages(&mut out);
+        let pages_len = (out.bytes.len() - start) as u64;
+        out.bytes[len_at..start].copy_from_slice(&pages_len.to_le_bytes());
+        index(&mut out);
+        Some(Draft { bytes: out.bytes })
+    }
+
+    /// Writes the cache of the workspace at `root`, atomically: an open reads this one whole or
+    /// the one before. Not fsynced: a cache lost in a crash is only read again from the pages.
+    pub fn write(mut self, root: &Path) -> std::io::Result<()> {
+        let covered_from = MAGIC.len() + CHECKSUM_LEN;
+        let checksum = blake3::hash(&self.bytes[covered_from..]);
+        self.bytes[MAGIC.len()..covered_from].copy_from_slice(checksum.as_bytes());
+        disk::write_atomic(&path(root), self.bytes, Durability::Atomic)
+    }
+}
+
+/// The stamp of the running executable: a cache written by another build (whose parser or
+/// index may differ) is not used.
+fn build_stamp() -> Option<Stamp> {
+    let exe = std::env::current_exe().ok()?;
+    std::fs::metadata(exe).ok().map(|meta| Stamp::of(&meta))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The codec
+
+/// A cache that does not decode: it is ignored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Corrupt;
+
+#[derive(Debug, Default)]
+pub(super) struct Encoder {
+    bytes: Vec<u8>,
+}
+
+impl Encoder {
+    /// Bytes after their count, in one copy.
+    pub fn put_bytes(&mut self, bytes: &[u8]) {
+        bytes.len().put(self);
+        self.bytes.extend_from_slice(bytes);
+    }
+}
+
+pub(super) struct Decoder<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> Decoder<'a> {
+    fn new(bytes: &'a [u8]) -> Decoder<'a> {
+        Decoder { bytes }
+    }
+
+    fn take_bytes(&mut self, n: usize) -> Result<&'a [u8], Corrupt> {
+        if n > self.bytes.len() {
+            return Err(Corrupt);
+        }
+        let (taken, rest) = self.bytes.split_at(n);
+        self.bytes = rest;
+        Ok(taken)
+    }
+
+    fn take_array<const N: usize>(&mut self) -> Result<[u8; N], Corrupt> {
+        self.take_bytes(N)?.try_into().map_err(|_| Corrupt)
+    }
+
+    /// A count of items, each at least one byte long, so that a damaged count cannot ask for
+    /// more memory than the cache holds bytes.
+    pub fn take_len(&mut self) -> Result<usize, Corrupt> {
+        let len = usize::try_from(u64::take(self)?).map_err(|_| Corrupt)?;
+        if len > self.bytes.len() {
+            return Err(Corrupt);
+        }
+        Ok(len)
+    }
+
+    /// Bytes [`Encoder::put_bytes`] wrote.
+    pub fn take_bytes_owned(&mut self) -> Result<Vec<u8>, Corrupt> {
+        let len = self.take_len()?;
+        self.take_bytes(len).map(<[u8]>::to_vec)
+    }
+
+    /// `value`, if the section ends here.
+    fn end<T>(&self, value: T) -> Result<T, Corrupt> {
+        if self.bytes.is_empty() {
+            Ok(value)
+        } else {
+            Err(Corrupt)
+        }
+    }
+}
+
+/// `value` written and read back, as a cache would hold it.
+#[cfg(test)]
+pub(super) fn round_trip<T: Persist>(value: &T) -> Result<T, Corrupt> {
+    let mut out = Encoder::default();
+    value.put(&mut out);
+    let mut input = Decoder::new(&out.bytes);
+    T::take(&mut input).and_then(|value| input.end(value))
+}
+
+/// A value the cache can hold, written and read back exactly.
+pub(super) trait Persist: Sized {
+    fn put(&self, out: &mut Encoder);
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt>;
+}
+
+macro_rules! persist_int {
+    ($($t:ty),*) => {$(
+        impl Persist for $t {
+            fn put(&self, out: &mut Encoder) {
+                out.bytes.extend_from_slice(&self.to_le_bytes());
+            }
+            fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+                input.take_array().map(<$t>::from_le_bytes)
+            }
+        }
+    )*};
+}
+persist_int!(u8, u32, u64, i32, i64);
+
+impl Persist for usize {
+    fn put(&self, out: &mut Encoder) {
+        (*self as u64).put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        usize::try_from(u64::take(input)?).map_err(|_| Corrupt)
+    }
+}
+
+impl Persist for String {
+    fn put(&self, out: &mut Encoder) {
+        self.len().put(out);
+        out.bytes.extend_from_slice(self.as_bytes());
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        let len = input.take_len()?;
+        let bytes = input.take_bytes(len)?;
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| Corrupt)
+    }
+}
+
+impl Persist for CompactString {
+    fn put(&self, out: &mut Encoder) {
+        self.len().put(out);
+        out.bytes.extend_from_slice(self.as_bytes());
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        let len = input.take_len()?;
+        let bytes = input.take_bytes(len)?;
+        std::str::from_utf8(bytes)
+            .map(CompactString::from)
+            .map_err(|_| Corrupt)
+    }
+}
+
+impl<T: Persist> Persist for Option<T> {
+    fn put(&self, out: &mut Encoder) {
+        match self {
+            None => 0u8.put(out),
+            Some(value) => {
+                1u8.put(out);
+                value.put(out);
+            }
+        }
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        match u8::take(input)? {
+            0 => Ok(None),
+            1 => T::take(input).map(Some),
+            _ => Err(Corrupt),
+        }
+    }
+}
+
+impl<A: Persist, B: Persist> Persist for (A, B) {
+    fn put(&self, out: &mut Encoder) {
+        self.0.put(out);
+        self.1.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok((A::take(input)?, B::take(input)?))
+    }
+}
+
+/// Writes the items of a sequence after their count.
+pub(super) fn put_all<'a, T: Persist + 'a>(
+    items: impl ExactSizeIterator<Item = &'a T>,
+    out: &mut Encoder,
+) {
+    items.len().put(out);
+    for item in items {
+        item.put(out);
+    }
+}
+
+/// Reads a sequence [`put_all`] wrote into any collection.
+pub(super) fn take_all<T: Persist, C: FromIterator<T>>(
+    input: &mut Decoder<'_>,
+) -> Result<C, Corrupt> {
+    let len = input.take_len()?;
+    (0..len).map(|_| T::take(input)).collect()
+}
+
+impl<T: Persist> Persist for Vec<T> {
+    fn put(&self, out: &mut Encoder) {
+        put_all(self.iter(), out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        take_all(input)
+    }
+}
+
+impl<T: Persist> Persist for Box<[T]> {
+    fn put(&self, out: &mut Encoder) {
+        put_all(self.iter(), out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        take_all(input)
+    }
+}
+
+impl<T: Persist> Persist for ThinVec<T> {
+    fn put(&self, out: &mut Encoder) {
+        put_all(self.iter(), out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        take_all(input)
+    }
+}
+
+impl<K: Persist + Eq + Hash, V: Persist, S: BuildHasher + Default> Persist
+    for std::collections::HashMap<K, V, S>
+{
+    fn put(&self, out: &mut Encoder) {
+        self.len().put(out);
+        for (key, value) in self {
+            key.put(out);
+            value.put(out);
+        }
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        let len = input.take_len()?;
+        let mut map = Self::with_capacity_and_hasher(len, S::default());
+        for _ in 0..len {
+            map.insert(K::take(input)?, V::take(input)?);
+        }
+        Ok(map)
+    }
+}
+
+impl<K: Persist + Ord, V: Persist> Persist for BTreeMap<K, V> {
+    fn put(&self, out: &mut Encoder) {
+        self.len().put(out);
+        for (key, value) in self {
+            key.put(out);
+            value.put(out);
+        }
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        take_all::<(K, V), _>(input)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page model
+
+impl Persist for Stamp {
+    fn put(&self, out: &mut Encoder) {
+        self.len.put(out);
+        // Before or after the epoch, and how far.
+        let since = self.modified.map(|t| match t.duration_since(UNIX_EPOCH) {
+            Ok(after) => (0u8, after),
+            Err(before) => (1u8, before.duration()),
+        });
+        match since {
+            None => 0u8.put(out),
+            Some((side, distance)) => {
+                (side + 1).put(out);
+                distance.as_secs().put(out);
+                distance.subsec_nanos().put(out);
+            }
+        }
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        let len = u64::take(input)?;
+        let side = u8::take(input)?;
+        let modified = match side {
+            0 => None,
+            1 | 2 => {
+                let secs = u64::take(input)?;
+                let nanos = u32::take(input)?;
+                if nanos >= 1_000_000_000 {
+                    return Err(Corrupt);
+                }
+                let distance = Duration::new(secs, nanos);
+                let time = if side == 1 {
+                    UNIX_EPOCH.checked_add(distance)
+                } else {
+                    UNIX_EPOCH.checked_sub(distance)
+                };
+                Some(time.ok_or(Corrupt)?)
+            }
+            _ => return Err(Corrupt),
+        };
+        Ok(Stamp { len, modified })
+    }
+}
+
+impl Persist for TaskMarker {
+    fn put(&self, out: &mut Encoder) {
+        let position = TaskMarker::ALL.iter().position(|m| m == self).unwrap_or(0);
+        (position as u8).put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        TaskMarker::ALL
+            .get(u8::take(input)? as usize)
+            .copied()
+            .ok_or(Corrupt)
+    }
+}
+
+impl Persist for Properties {
+    fn put(&self, out: &mut Encoder) {
+        self.len().put(out);
+        for (key, value) in self {
+            key.put(out);
+            value.put(out);
+        }
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        let len = input.take_len()?;
+        let mut properties = Properties::with_capacity(len);
+        for _ in 0..len {
+            properties.insert(String::take(input)?, String::take(input)?);
+        }
+        Ok(properties)
+    }
+}
+
+impl Persist for Block {
+    fn put(&self, out: &mut Encoder) {
+        self.id.put(out);
+        self.text.put(out);
+        self.properties.put(out);
+        self.children.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok(Block {
+            id: CompactString::take(input)?,
+            text: String::take(input)?,
+            properties: Properties::take(input)?,
+            children: ThinVec::take(input)?,
+        })
+    }
+}
+
+impl Persist for PageKind {
+    fn put(&self, out: &mut Encoder) {
+        match self {
+            PageKind::Page => 0u8.put(out),
+            PageKind::Journal { date } => {
+                1u8.put(out);
+                date.num_days_from_ce().put(out);
+            }
+        }
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        match u8::take(input)? {
+            0 => Ok(PageKind::Page),
+            1 => NaiveDate::from_num_days_from_ce_opt(i32::take(input)?)
+                .map(|date| PageKind::Journal { date })
+                .ok_or(Corrupt),
+            _ => Err(Corrupt),
+        }
+    }
+}
+
+impl Persist for Page {
+    fn put(&self, out: &mut Encoder) {
+        self.slug.put(out);
+        self.name.put(out);
+        self.kind.put(out);
+        self.file.put(out);
+        self.properties.put(out);
+        self.blocks.put(out);
+        self.updated.put(out);
+        self.hash.put(out);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        Ok(Page {
+            slug: String::take(input)?,
+            name: String::take(input)?,
+            kind: PageKind::take(input)?,
+            file: String::take(input)?,
+            properties: Properties::take(input)?,
+            blocks: ThinVec::take(input)?,
+            updated: i64::take(input)?,
+            hash: String::take(input)?,
+        })
+    }
+}
