@@ -109,11 +109,13 @@
 //! again on two threads; after that, each write reindexes only the pages it touched, and in a
 //! page it edits, only the blocks whose text changed for the search.
 //!
-//! That full read is needed only once: an open that read more than one page file in 32 saves the pages and the index to `.outl/cache` (on a thread of its own;
-//! dropping the workspace waits for it). The next open, by this build of outl, takes the graph
-//! from there instead, in one read, when the op log still holds every op after the cache's;
-//! it drops the pages those ops touched, and then looks at every file as a refresh does, so
-//! that those pages and whatever else moved since are read from their files (see `cache`).
+//! That full read is needed only once. An open that made one saves the pages and the index to
+//! `.outl/cache` (on a thread of its own; dropping the workspace waits for it), and the next
+//! open by the same build of outl takes the graph from there, in one read, when the op log
+//! still holds every op after the cache's: it drops the pages those ops touched, then looks at
+//! every file as a refresh does, so that those pages and whatever else moved since are read
+//! from their files (see `cache`). When more than one page in 32 was gone or read again that
+//! way, it saves a fresh cache.
 //!
 //! After open, files created, edited or deleted outside outl are noticed by
 //! [`Workspace::refresh`] (a stat of every page file), and, for the pages a write touches,
@@ -199,8 +201,8 @@ const LOCK_FILE: &str = "lock";
 const RESCAN_INTERVAL: Duration = Duration::from_secs(2);
 /// …and spend at most one part in this many of their time looking.
 const RESCAN_COST_SHARE: u32 = 20;
-/// The cache is saved again at open when more than one page in this many had to be read from
-/// its file.
+/// The cache is saved again at open when more than one page in this many was gone or had to be
+/// read from its file.
 const CACHE_STALE_SHARE: usize = 32;
 
 /// How long to wait for the next look for outside edits, at least `at_least`, after one that
@@ -634,8 +636,8 @@ impl Workspace {
                 #[cfg(test)]
                 self.cache_loads.fetch_add(1, Ordering::AcqRel);
                 *self.graph_mut() = graph;
-                let reread = self.rescan_listed(listing)?;
-                reread > self.graph().page_count() / CACHE_STALE_SHARE
+                let moved = self.rescan_listed(listing)?;
+                moved > self.graph().page_count() / CACHE_STALE_SHARE
             }
             None => {
                 let graph = self.load_all()?;
@@ -700,9 +702,11 @@ impl Workspace {
     /// writer, so the graph is at `seq`), written on a thread of its own. A save still under
     /// way is waited for first.
     fn save_cache(&self, seq: u64) {
+        let started = Instant::now();
         let Some(draft) = self.graph().draft(seq) else {
             return;
         };
+        tracing::debug!(elapsed = ?started.elapsed(), "encoded the cache");
         let root = self.root.clone();
         let mut saving = self.saving.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(previous) = saving.take() {
@@ -711,7 +715,7 @@ impl Workspace {
         let started = std::thread::Builder::new()
             .name("outl-cache".to_owned())
             .spawn(move || match draft.write(&root) {
-                Ok(()) => tracing::debug!("saved the cache"),
+                Ok(()) => tracing::debug!(elapsed = ?started.elapsed(), "saved the cache"),
                 Err(e) => tracing::warn!("cannot save the cache: {e}"),
             });
         match started {
@@ -762,8 +766,8 @@ impl Workspace {
 
     /// Notices external creations, edits and deletions (under the lock). The files are listed,
     /// stat'ed and read with no lock on the graph (the workspace lock keeps writers out
-    /// already), so reads go on meanwhile and wait only for the apply. Returns how many files
-    /// were read.
+    /// already), so reads go on meanwhile and wait only for the apply. Returns how many pages
+    /// it found gone or read from their files.
     fn rescan(&self) -> Result<usize, Error> {
         self.rescan_listed(Listing::take(&self.root))
     }
@@ -815,9 +819,13 @@ impl Workspace {
         for (file, _) in &fresh {
             graph.remove_file(file);
         }
-        let read = fresh.len();
         self.adopt(&mut graph, fresh, false)?;
-        Ok(read)
+        // A file read only to be shadowed again is read at every look, whatever came before.
+        let served = changed
+            .iter()
+            .filter(|file| graph.slug_of_file(file).is_some())
+            .count();
+        Ok(gone.len() + served)
     }
 
     /// Adds loaded page files to `graph`: resolves duplicate slugs, fills ids, and writes the
