@@ -1057,3 +1057,41 @@ fn a_damaged_or_foreign_cache_is_passed_over_and_written_anew() {
         assert_eq!(everything(&ws), expected);
     }
 }
+
+#[test]
+fn the_cache_is_saved_again_when_more_than_one_page_in_32_moved() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..64 {
+        write(
+            dir.path(),
+            &format!("pages/p{i}.md"),
+            &format!("- page {i}\n"),
+        );
+    }
+    write(dir.path(), "pages/P0 again.md", "title:: p0\n- shadowed\n");
+    let ws = Workspace::open(dir.path()).unwrap();
+    let cache = dir.path().join(".outl/cache");
+    let ws = reopen(ws, dir.path());
+    let saved = fs::read(&cache).unwrap();
+    // The shadowed file, read at every open, and one page in 64 do not make a new cache.
+    write(dir.path(), "pages/p1.md", "- page 1, edited\n");
+    let ws = reopen(ws, dir.path());
+    assert!(from_cache(&ws));
+    assert!(ws.snapshot().frozen_page("p1").is_some());
+    let ws = reopen(ws, dir.path());
+    assert!(
+        fs::read(&cache).unwrap() == saved,
+        "the cache was saved again"
+    );
+    write(dir.path(), "pages/p3.md", "- page 3, edited\n");
+    fs::remove_file(dir.path().join("pages/p2.md")).unwrap();
+    drop(reopen(ws, dir.path()));
+    assert!(
+        fs::read(&cache).unwrap() != saved,
+        "the cache was not saved again"
+    );
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert!(from_cache(&ws));
+    assert_eq!(texts(&ws, "p3"), ["page 3, edited"]);
+    assert!(ws.snapshot().page("p2").is_none());
+}
