@@ -413,6 +413,8 @@ impl Persist for Stamp {
                 distance.subsec_nanos().put(out);
             }
         }
+        self.changed.0.put(out);
+        self.changed.1.put(out);
     }
     fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
         let len = u64::take(input)?;
@@ -435,7 +437,12 @@ impl Persist for Stamp {
             }
             _ => return Err(Corrupt),
         };
-        Ok(Stamp { len, modified })
+        let changed = (i64::take(input)?, i64::take(input)?);
+        Ok(Stamp {
+            len,
+            modified,
+            changed,
+        })
     }
 }
 

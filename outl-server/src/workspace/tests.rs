@@ -1095,3 +1095,22 @@ fn the_cache_is_saved_again_when_more_than_one_page_in_32_moved() {
     assert_eq!(texts(&ws, "p3"), ["page 3, edited"]);
     assert!(ws.snapshot().page("p2").is_none());
 }
+
+#[test]
+fn a_file_replaced_while_closed_with_its_old_mtime_put_back_is_read_despite_the_cache() {
+    let (dir, ws) = sample_workspace();
+    drop(ws);
+    let file = dir.path().join("pages/Bob.md");
+    let modified = fs::metadata(&file).unwrap().modified().unwrap();
+    let md = fs::read_to_string(&file).unwrap();
+    let edited = md.replace("Bob works", "Bob walks");
+    assert_eq!(edited.len(), md.len());
+    fs::write(&file, &edited).unwrap();
+    let handle = fs::File::options().write(true).open(&file).unwrap();
+    handle.set_modified(modified).unwrap();
+    drop(handle);
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert!(from_cache(&ws));
+    assert!(ws.snapshot().frozen_page("bob").is_some());
+    assert_eq!(texts(&ws, "bob")[0], "Bob walks on [[Project X]]");
+}
