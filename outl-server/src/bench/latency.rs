@@ -161,10 +161,10 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
     let warm_row = [Timings::new(warm_lists), Timings::new(warm_calls)];
     for (start, [lists, calls]) in [
         (
-            "cold (no `.outl/`: every page read, ids minted, sidecars written)",
+            "cold (no `.outl/`: every page read, ids minted, sidecars and cache written)",
             &cold_row,
         ),
-        ("warm (sidecars in place)", &warm_row),
+        ("warm (sidecars and `.outl/cache` in place)", &warm_row),
     ] {
         println!(
             "| {start} | {} | {} | {} | {} | {} |",
