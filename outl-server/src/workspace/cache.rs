@@ -206,8 +206,17 @@ impl<'a> Decoder<'a> {
 
     /// Bytes [`Encoder::put_bytes`] wrote.
     pub fn take_bytes_owned(&mut self) -> Result<Vec<u8>, Corrupt> {
+        self.take_counted().map(<[u8]>::to_vec)
+    }
+
+    /// Text [`Encoder::put_bytes`] wrote.
+    fn take_str(&mut self) -> Result<&'a str, Corrupt> {
+        std::str::from_utf8(self.take_counted()?).map_err(|_| Corrupt)
+    }
+
+    fn take_counted(&mut self) -> Result<&'a [u8], Corrupt> {
         let len = self.take_len()?;
-        self.take_bytes(len).map(<[u8]>::to_vec)
+        self.take_bytes(len)
     }
 
     /// `value`, if the section ends here.
@@ -260,29 +269,19 @@ impl Persist for usize {
 
 impl Persist for String {
     fn put(&self, out: &mut Encoder) {
-        self.len().put(out);
-        out.bytes.extend_from_slice(self.as_bytes());
+        out.put_bytes(self.as_bytes());
     }
     fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        let len = input.take_len()?;
-        let bytes = input.take_bytes(len)?;
-        std::str::from_utf8(bytes)
-            .map(str::to_owned)
-            .map_err(|_| Corrupt)
+        input.take_str().map(str::to_owned)
     }
 }
 
 impl Persist for CompactString {
     fn put(&self, out: &mut Encoder) {
-        self.len().put(out);
-        out.bytes.extend_from_slice(self.as_bytes());
+        out.put_bytes(self.as_bytes());
     }
     fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        let len = input.take_len()?;
-        let bytes = input.take_bytes(len)?;
-        std::str::from_utf8(bytes)
-            .map(CompactString::from)
-            .map_err(|_| Corrupt)
+        input.take_str().map(CompactString::from)
     }
 }
 
