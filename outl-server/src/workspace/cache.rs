@@ -10,9 +10,9 @@
 //! build, a log that no longer reaches back, a checksum that fails) makes open read every
 //! page, as it would without a cache, and write a new one.
 //!
-//! The format is little-endian and fixed-width: a header (magic, format, the build's stamp,
-//! the seq, the checksum and the length of the first section), then two sections, the pages
-//! and the index, decoded on two threads.
+//! Numbers are little-endian and fixed-width, counts and lengths LEB128 varints. A header
+//! (magic and format version, checksum, the build's stamp, the seq, the length of the first
+//! section) comes first, then two sections, the pages and the index, decoded on two threads.
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hash};
@@ -32,7 +32,7 @@ use crate::outline::{Properties, TaskMarker};
 
 const CACHE_FILE: &str = "cache";
 /// The first bytes of a cache; the last one is the format's version.
-const MAGIC: &[u8; 8] = b"outl\0gr\x01";
+const MAGIC: &[u8; 8] = b"outl\0gr\x02";
 const CHECKSUM_LEN: usize = 32;
 
 fn path(root: &Path) -> PathBuf {
@@ -62,7 +62,10 @@ impl Saved {
             let covered = input.bytes;
             let stamp = Stamp::take(&mut input)?;
             let seq = u64::take(&mut input)?;
-            let pages_len = input.take_len()?;
+            let pages_len = usize::try_from(u64::take(&mut input)?).map_err(|_| Corrupt)?;
+            if pages_len > input.bytes.len() {
+                return Err(Corrupt);
+            }
             Ok((checksum, covered, stamp, seq, pages_len))
         })();
         let (checksum, covered, stamp, seq, pages_len) = header.ok()?;
@@ -197,7 +200,7 @@ impl<'a> Decoder<'a> {
     /// A count of items, each at least one byte long, so that a damaged count cannot ask for
     /// more memory than the cache holds bytes.
     pub fn take_len(&mut self) -> Result<usize, Corrupt> {
-        let len = usize::try_from(u64::take(self)?).map_err(|_| Corrupt)?;
+        let len = usize::take(self)?;
         if len > self.bytes.len() {
             return Err(Corrupt);
         }
@@ -258,12 +261,26 @@ macro_rules! persist_int {
 }
 persist_int!(u8, u32, u64, i32, i64);
 
+/// Counts and lengths, as LEB128 varints: most are small, and take one byte.
 impl Persist for usize {
     fn put(&self, out: &mut Encoder) {
-        (*self as u64).put(out);
+        let mut rest = *self as u64;
+        while rest >= 0x80 {
+            out.bytes.push(rest as u8 | 0x80);
+            rest >>= 7;
+        }
+        out.bytes.push(rest as u8);
     }
     fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        usize::try_from(u64::take(input)?).map_err(|_| Corrupt)
+        let mut value = 0u64;
+        for shift in (0..64).step_by(7) {
+            let byte = u8::take(input)?;
+            value |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                return usize::try_from(value).map_err(|_| Corrupt);
+            }
+        }
+        Err(Corrupt)
     }
 }
 
@@ -536,5 +553,34 @@ impl Persist for Page {
             updated: i64::take(input)?,
             hash: String::take(input)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_read_back_whatever_their_size_and_overlong_ones_do_not() {
+        for n in [
+            0,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u32::MAX as usize,
+            usize::MAX,
+        ] {
+            assert_eq!(round_trip(&n), Ok(n));
+        }
+        let mut input = Decoder::new(&[0x80; 11]);
+        assert_eq!(usize::take(&mut input), Err(Corrupt));
+        // A count larger than what follows is refused before anything is allocated.
+        let mut out = Encoder::default();
+        1_000_000usize.put(&mut out);
+        let mut input = Decoder::new(&out.bytes);
+        assert_eq!(Vec::<u64>::take(&mut input), Err(Corrupt));
     }
 }
