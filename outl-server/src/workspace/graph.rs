@@ -185,16 +185,42 @@ impl Graph {
         self.keep(page, None, None);
     }
 
-    /// [`insert`](Self::insert) numbering the page and its blocks in the index but leaving what
-    /// they contribute to [`build_index`](Self::build_index).
-    pub(super) fn insert_unindexed(
+    /// Fills the ids of a page read from disk whose slug is free, as [`fill_ids`](Self::fill_ids)
+    /// does with no page replaced and derived ids, and numbers the page and its blocks in the
+    /// index, leaving what they contribute to [`build_index`](Self::build_index); then
+    /// [`insert_numbered`](Self::insert_numbered) adds it. Returns whether any id changed.
+    ///
+    /// Almost every page at open keeps the ids it has: those are checked and numbered with one
+    /// probe of the block table each.
+    pub(super) fn fill_ids_and_number(&mut self, page: &mut Page) -> bool {
+        if all_blocks(&page.blocks, &|block| {
+            !block.id.is_empty() && ids::user_id(block).is_none_or(|user| user == block.id)
+        }) && self.index.register_new(page)
+        {
+            return false;
+        }
+        let changed = self.fill_ids(page, &HashSet::new(), &mut HashSet::new(), Minting::Derived);
+        self.index.register(page);
+        changed
+    }
+
+    /// [`insert`](Self::insert) of a page [`fill_ids_and_number`](Self::fill_ids_and_number)
+    /// numbered.
+    pub(super) fn insert_numbered(
         &mut self,
         page: Page,
         stamp: Option<Stamp>,
         frozen: Option<Frozen>,
     ) {
-        self.index.register(&page);
         self.keep(page, stamp, frozen);
+    }
+
+    /// Room for `pages` more pages holding `blocks` more blocks without growing the maps that
+    /// find them.
+    pub(super) fn reserve(&mut self, pages: usize, blocks: usize) {
+        self.files.reserve(pages);
+        self.stamps.reserve(pages);
+        self.index.reserve(pages, blocks);
     }
 
     fn keep(&mut self, page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
@@ -270,7 +296,7 @@ impl Graph {
         Ok(graph)
     }
 
-    /// Indexes every page at once (at open, after [`insert_unindexed`](Self::insert_unindexed)).
+    /// Indexes every page at once (at open, after [`insert_numbered`](Self::insert_numbered)).
     pub(super) fn build_index(&mut self) {
         let pages: Vec<&Page> = self.pages.values().collect();
         self.index.index_registered(&pages);
@@ -347,6 +373,13 @@ pub(super) enum Minting<'a> {
     Derived,
     /// Random (blocks a write creates; their ids reach the disk through the op log).
     Fresh(&'a mut IdMinter),
+}
+
+/// Whether `f` holds for every block of the tree.
+fn all_blocks(blocks: &[Block], f: &impl Fn(&Block) -> bool) -> bool {
+    blocks
+        .iter()
+        .all(|block| f(block) && all_blocks(&block.children, f))
 }
 
 fn fill(blocks: &mut [Block], position: &mut usize, f: &mut dyn FnMut(&mut Block, usize)) {

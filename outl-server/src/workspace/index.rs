@@ -15,7 +15,7 @@
 //! or goes.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::hash::BuildHasher;
 
 use compact_str::CompactString;
@@ -102,6 +102,49 @@ impl Numbering {
         n
     }
 
+    /// A new number for `name` if no number has that string and none was released (so the
+    /// numbers go out in order), with a single probe of the table; else `None`, numbering
+    /// nothing.
+    fn assign_new(&mut self, name: &str) -> Option<u32> {
+        if !self.free.is_empty() {
+            return None;
+        }
+        let n = self.names.len() as u32;
+        let names = &self.names;
+        let name_of = |m: u32| names.get(m as usize).map_or("", CompactString::as_str);
+        match self.lookup.entry(
+            hash_of(name),
+            |&m| name_of(m) == name,
+            |&m| hash_of(name_of(m)),
+        ) {
+            hashbrown::hash_table::Entry::Occupied(_) => return None,
+            hashbrown::hash_table::Entry::Vacant(slot) => {
+                slot.insert(n);
+            }
+        }
+        self.names.push(CompactString::from(name));
+        Some(n)
+    }
+
+    /// Takes back the numbers from `first` on, which [`assign_new`](Self::assign_new) gave.
+    fn forget_from(&mut self, first: u32) {
+        for n in first..self.names.len() as u32 {
+            if let Ok(entry) = self.lookup.find_entry(hash_of(self.name(n)), |&m| m == n) {
+                entry.remove();
+            }
+        }
+        self.names.truncate(first as usize);
+    }
+
+    /// Room for `additional` more strings without growing.
+    fn reserve(&mut self, additional: usize) {
+        self.names.reserve(additional);
+        let names = &self.names;
+        self.lookup.reserve(additional, |&m| {
+            hash_of(names.get(m as usize).map_or("", CompactString::as_str))
+        });
+    }
+
     /// Gives number `n` back; [`get`](Self::get) no longer finds it.
     fn release(&mut self, n: u32) {
         let Some(name) = self.names.get_mut(n as usize) else {
@@ -154,6 +197,40 @@ impl Tables {
         }
         self.number_blocks(p, page, |_| None);
         p
+    }
+
+    /// [`register`](Self::register) for a page whose block ids are all distinct and held by no
+    /// block yet: each id is checked and numbered with one probe. Numbers nothing and returns
+    /// `None` when that is not so, or when released numbers would be given out again.
+    fn register_new(&mut self, page: &Page) -> Option<u32> {
+        let first = self.ids.names.len() as u32;
+        let mut all_new = true;
+        for_each_block(&page.blocks, &mut |block| {
+            all_new = all_new && self.ids.assign_new(&block.id).is_some();
+        });
+        if !all_new {
+            self.ids.forget_from(first);
+            return None;
+        }
+        let p = self.slugs.assign(&page.slug);
+        if self.page_blocks.len() <= p as usize {
+            self.page_blocks.resize(p as usize + 1, None);
+        }
+        let mut next = first;
+        self.number_blocks(p, page, |_| {
+            let n = next;
+            next += 1;
+            Some(n)
+        });
+        Some(p)
+    }
+
+    /// Room for `pages` more pages and `blocks` more blocks without growing.
+    fn reserve(&mut self, pages: usize, blocks: usize) {
+        self.slugs.reserve(pages);
+        self.page_blocks.reserve(pages);
+        self.ids.reserve(blocks);
+        self.block_pages.reserve(blocks);
     }
 
     /// Numbers the blocks of `new`, which page `p` holds in place of `old`: a block that keeps
@@ -309,7 +386,7 @@ struct Lists {
 #[derive(Default)]
 struct Contribution<'a> {
     /// Slugs the page links to (itself aside), in order of first appearance.
-    outgoing: Vec<String>,
+    outgoing: Vec<CompactString>,
     links: Vec<(String, Held)>,
     tags: Vec<(String, Held)>,
     tasks: Vec<(TaskMarker, Held)>,
@@ -328,10 +405,10 @@ fn contribution<'a>(
     for (block, &n) in blocks.iter().zip(numbers) {
         block_contribution(block, Held(n), &mut c);
     }
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     for (target, _) in &c.links {
         if *target != page.slug && seen.insert(target.as_str()) {
-            c.outgoing.push(target.clone());
+            c.outgoing.push(CompactString::from(target.as_str()));
         }
     }
     by_key(&mut c.links);
@@ -406,11 +483,14 @@ fn insert_run(
     tables: &Tables,
     placement: Placement,
 ) {
-    let at = match placement {
-        Placement::Append => list.len(),
-        Placement::BySlug => list.partition_point(|&held| tables.slug_of(held) < slug),
-    };
-    list.splice(at..at, run.iter().map(|(_, held)| *held));
+    let holders = run.iter().map(|(_, held)| *held);
+    match placement {
+        Placement::Append => list.extend(holders),
+        Placement::BySlug => {
+            let at = list.partition_point(|&held| tables.slug_of(held) < slug);
+            list.splice(at..at, holders);
+        }
+    }
 }
 
 /// Removes page `p`'s holders from a key's list; whether the list is empty then.
@@ -484,8 +564,7 @@ impl Lists {
             );
         }
         if !c.outgoing.is_empty() {
-            let outgoing = c.outgoing.iter().map(|s| CompactString::from(s.as_str()));
-            self.outgoing.insert(p, outgoing.collect());
+            self.outgoing.insert(p, c.outgoing.into_boxed_slice());
         }
     }
 
@@ -597,6 +676,18 @@ impl Index {
     /// [`index_registered`](Self::index_registered).
     pub(super) fn register(&mut self, page: &Page) {
         self.tables.register(page);
+    }
+
+    /// [`register`](Self::register) if every block id of the page is held by no other block:
+    /// each id is checked and numbered with one probe. Whether it was registered.
+    pub(super) fn register_new(&mut self, page: &Page) -> bool {
+        self.tables.register_new(page).is_some()
+    }
+
+    /// Room for `pages` more pages and `blocks` more blocks to be registered without growing
+    /// the tables.
+    pub(super) fn reserve(&mut self, pages: usize, blocks: usize) {
+        self.tables.reserve(pages, blocks);
     }
 
     /// Indexes `pages`, every page [`register`](Self::register)ed, all at once and afresh, in

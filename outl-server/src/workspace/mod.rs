@@ -160,12 +160,10 @@ mod write;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::path::{Path, PathBuf};
-#[cfg(test)]
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -756,9 +754,10 @@ impl Workspace {
     /// Reads every page file into a fresh graph (at open).
     fn load_all(&self) -> Result<Graph, Error> {
         let (files, skipped) = load::page_files(&self.root);
-        let loaded = load_parallel(&self.root, &files, self.format);
+        let (loaded, blocks) = load_parallel(&self.root, &files, self.format);
         let mut graph = Graph::default();
         graph.skipped = skipped;
+        graph.reserve(loaded.len(), blocks);
         self.adopt(&mut graph, loaded, true)?;
         graph.build_index();
         Ok(graph)
@@ -791,7 +790,7 @@ impl Workspace {
             changed.sort();
             (gone, changed)
         };
-        let loaded = load_parallel(&self.root, &changed, self.format);
+        let (loaded, _) = load_parallel(&self.root, &changed, self.format);
         let mut graph = self.graph_mut();
         for file in &gone {
             graph.remove_file(file);
@@ -837,20 +836,26 @@ impl Workspace {
         loaded: Vec<(String, Result<Loaded, String>)>,
         index_later: bool,
     ) -> Result<(), Error> {
-        let mut by_slug: HashMap<String, Vec<Loaded>> = HashMap::new();
+        let mut pages: Vec<Option<Loaded>> = Vec::with_capacity(loaded.len());
+        // Each page's slug, taken out of the page to be sorted, and where the page is.
+        let mut slugs: Vec<(String, usize)> = Vec::with_capacity(loaded.len());
         for (file, result) in loaded {
             match result {
-                Ok(l) => by_slug.entry(l.page.slug.clone()).or_default().push(l),
+                Ok(mut l) => {
+                    slugs.push((std::mem::take(&mut l.page.slug), pages.len()));
+                    pages.push(Some(l));
+                }
                 Err(reason) => graph.skipped.push(Skipped { file, reason }),
             }
         }
-        let mut slugs: Vec<String> = by_slug.keys().cloned().collect();
-        slugs.sort();
-        for slug in slugs {
-            let mut candidates = by_slug.remove(&slug).unwrap_or_default();
+        // By slug, and the files of one slug in the order they came: path order.
+        slugs.sort_unstable();
+        for group in slugs.chunk_by_mut(|a, b| a.0 == b.0) {
+            let slug = std::mem::take(&mut group[0].0);
+            let files = group.iter().map(|&(_, i)| i);
             if let Some(existing) = graph.page(&slug) {
                 let served_by = existing.file.clone();
-                for l in candidates {
+                for l in files.filter_map(|i| pages[i].take()) {
                     graph.shadowed.push(Shadowed {
                         file: l.page.file,
                         slug: slug.clone(),
@@ -859,24 +864,38 @@ impl Workspace {
                 }
                 continue;
             }
-            let winner = candidates
-                .iter()
-                .position(|l| own_file_of(&l.page, self.format).as_ref() == Some(&l.page.file))
-                .unwrap_or(0);
-            let mut loaded = candidates.swap_remove(winner);
-            for other in candidates {
+            let winner = match &*group {
+                [(_, only)] => *only,
+                _ => files
+                    .clone()
+                    .find(|&i| {
+                        pages[i].as_ref().is_some_and(|l| {
+                            own_file_of(&l.page, self.format).as_ref() == Some(&l.page.file)
+                        })
+                    })
+                    .unwrap_or(group[0].1),
+            };
+            let Some(mut loaded) = pages[winner].take() else {
+                continue;
+            };
+            for other in files.filter_map(|i| pages[i].take()) {
                 graph.shadowed.push(Shadowed {
                     file: other.page.file,
                     slug: slug.clone(),
                     served_by: loaded.page.file.clone(),
                 });
             }
-            let reminted = graph.fill_ids(
-                &mut loaded.page,
-                &HashSet::new(),
-                &mut HashSet::new(),
-                Minting::Derived,
-            );
+            loaded.page.slug = slug;
+            let reminted = if index_later {
+                graph.fill_ids_and_number(&mut loaded.page)
+            } else {
+                graph.fill_ids(
+                    &mut loaded.page,
+                    &HashSet::new(),
+                    &mut HashSet::new(),
+                    Minting::Derived,
+                )
+            };
             let frozen = match loaded.origin {
                 Origin::Ahead(frozen) => Some(frozen),
                 Origin::New => {
@@ -891,7 +910,7 @@ impl Workspace {
                 }
             };
             if index_later {
-                graph.insert_unindexed(loaded.page, Some(loaded.stamp), frozen);
+                graph.insert_numbered(loaded.page, Some(loaded.stamp), frozen);
             } else {
                 graph.insert(loaded.page, Some(loaded.stamp), frozen);
             }
@@ -1037,27 +1056,67 @@ fn release_freed_memory() {
     }
 }
 
-/// Loads files on two threads (the machine outl targets has two cores; more would only
-/// contend for the disk).
+/// Files a loading thread takes at a time: few enough that both threads finish together
+/// whatever the sizes of the files, enough that taking them costs nothing.
+const LOAD_CHUNK: usize = 256;
+
+/// Loads files, in the order given, on two threads (the machine outl targets has two cores;
+/// more would only contend for the disk); also the number of blocks they hold.
 fn load_parallel(
     root: &Path,
     files: &[String],
     format: NameFormat,
-) -> Vec<(String, Result<Loaded, String>)> {
-    let load_one = |file: &String| (file.clone(), load::load(root, file, format));
+) -> (Vec<(String, Result<Loaded, String>)>, usize) {
+    let load_chunk = |chunk: &[String]| {
+        let mut blocks = 0;
+        let loaded: Vec<_> = chunk
+            .iter()
+            .map(|file| {
+                let result = load::load(root, file, format);
+                if let Ok(l) = &result {
+                    blocks += ids::count_blocks(&l.page.blocks);
+                }
+                (file.clone(), result)
+            })
+            .collect();
+        (loaded, blocks)
+    };
     if files.len() < 64 {
-        return files.iter().map(load_one).collect();
+        return load_chunk(files);
     }
-    let (first, second) = files.split_at(files.len() / 2);
-    std::thread::scope(|scope| {
-        let other = scope.spawn(|| second.iter().map(load_one).collect::<Vec<_>>());
-        let mut out: Vec<_> = first.iter().map(load_one).collect();
-        match other.join() {
-            Ok(rest) => out.extend(rest),
-            Err(_) => out.extend(second.iter().map(load_one)),
+    // Each thread takes the next chunk until none is left, so that neither waits for the other
+    // at the end.
+    let next = AtomicUsize::new(0);
+    let take_chunks = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(chunk) = files.chunks(LOAD_CHUNK).nth(i) else {
+                return done;
+            };
+            done.push((i, load_chunk(chunk)));
         }
-        out
-    })
+    };
+    let mut done = std::thread::scope(|scope| {
+        let other = scope.spawn(take_chunks);
+        let mut done = take_chunks();
+        // Chunks a failed thread took are loaded again below.
+        done.extend(other.join().unwrap_or_default());
+        done
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    let mut done = done.into_iter().peekable();
+    let mut out = Vec::with_capacity(files.len());
+    let mut blocks = 0;
+    for (i, chunk) in files.chunks(LOAD_CHUNK).enumerate() {
+        let (loaded, count) = match done.next_if(|&(j, _)| j == i) {
+            Some((_, chunk_loaded)) => chunk_loaded,
+            None => load_chunk(chunk),
+        };
+        out.extend(loaded);
+        blocks += count;
+    }
+    (out, blocks)
 }
 
 fn unavailable(root: &Path, why: String) -> Error {

@@ -1114,3 +1114,44 @@ fn a_file_replaced_while_closed_with_its_old_mtime_put_back_is_read_despite_the_
     assert!(ws.snapshot().frozen_page("bob").is_some());
     assert_eq!(texts(&ws, "bob")[0], "Bob walks on [[Project X]]");
 }
+
+#[test]
+fn ids_a_sidecar_shares_with_another_page_or_repeats_are_minted_anew_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pages/a.md", "- one\n- two\n");
+    write(dir.path(), "pages/b.md", "- three\n- four\n- five\n");
+    let ws = Workspace::open(dir.path()).unwrap();
+    let a = ids_of(&ws, "a");
+    let b = ids_of(&ws, "b");
+    drop(ws);
+    // b's sidecar gives its second block the id of a's second block, and its third block the
+    // id of its first.
+    let md = fs::read_to_string(dir.path().join("pages/b.md")).unwrap();
+    let sidecar = Sidecar {
+        hash: content_hash(md.as_bytes()),
+        ids: vec![b[0].1.clone(), a[1].1.clone(), b[0].1.clone()],
+        base: md,
+    };
+    sidecar
+        .write(dir.path(), "pages/b.md", Durability::Atomic)
+        .unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(ids_of(&ws, "a"), a);
+    let b_now = ids_of(&ws, "b");
+    assert_eq!(b_now[0], b[0]);
+    let mut all: Vec<&str> = a.iter().chain(&b_now).map(|(_, id)| id.as_str()).collect();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 5, "{a:?} {b_now:?}");
+    let snapshot = ws.snapshot();
+    assert_eq!(snapshot.block_count(), 5);
+    for (text, id) in a.iter().chain(&b_now) {
+        let found = snapshot.block(id).map(|at| at.block.text.as_str());
+        assert_eq!(found, Some(text.as_str()));
+    }
+    drop(snapshot);
+    drop(ws);
+    // The new ids were written to the sidecar: the next open finds them.
+    let ws = Workspace::open(dir.path()).unwrap();
+    assert_eq!(ids_of(&ws, "b"), b_now);
+}
