@@ -201,8 +201,8 @@ impl Tables {
 
     /// [`register`](Self::register) for a page whose block ids are all distinct and held by no
     /// block yet: each id is checked and numbered with one probe. Numbers nothing and returns
-    /// `None` when that is not so, or when released numbers would be given out again.
-    fn register_new(&mut self, page: &Page) -> Option<u32> {
+    /// false when that is not so, or when released numbers would be given out again.
+    fn register_new(&mut self, page: &Page) -> bool {
         let first = self.ids.names.len() as u32;
         let mut all_new = true;
         for_each_block(&page.blocks, &mut |block| {
@@ -210,7 +210,7 @@ impl Tables {
         });
         if !all_new {
             self.ids.forget_from(first);
-            return None;
+            return false;
         }
         let p = self.slugs.assign(&page.slug);
         if self.page_blocks.len() <= p as usize {
@@ -222,7 +222,7 @@ impl Tables {
             next += 1;
             Some(n)
         });
-        Some(p)
+        true
     }
 
     /// Room for `pages` more pages and `blocks` more blocks without growing.
@@ -681,7 +681,7 @@ impl Index {
     /// [`register`](Self::register) if every block id of the page is held by no other block:
     /// each id is checked and numbered with one probe. Whether it was registered.
     pub(super) fn register_new(&mut self, page: &Page) -> bool {
-        self.tables.register_new(page).is_some()
+        self.tables.register_new(page)
     }
 
     /// Room for `pages` more pages and `blocks` more blocks to be registered without growing
