@@ -833,7 +833,7 @@ impl Workspace {
     fn adopt(
         &self,
         graph: &mut Graph,
-        loaded: Vec<(String, Result<Loaded, String>)>,
+        loaded: Vec<FileRead>,
         index_later: bool,
     ) -> Result<(), Error> {
         let mut pages: Vec<Option<Loaded>> = Vec::with_capacity(loaded.len());
@@ -1056,17 +1056,16 @@ fn release_freed_memory() {
     }
 }
 
+/// A page file and what reading it gave: the page, or why it cannot be served.
+type FileRead = (String, Result<Loaded, String>);
+
 /// Files a loading thread takes at a time: few enough that both threads finish together
 /// whatever the sizes of the files, enough that taking them costs nothing.
 const LOAD_CHUNK: usize = 256;
 
 /// Loads files, in the order given, on two threads (the machine outl targets has two cores;
 /// more would only contend for the disk); also the number of blocks they hold.
-fn load_parallel(
-    root: &Path,
-    files: &[String],
-    format: NameFormat,
-) -> (Vec<(String, Result<Loaded, String>)>, usize) {
+fn load_parallel(root: &Path, files: &[String], format: NameFormat) -> (Vec<FileRead>, usize) {
     let load_chunk = |chunk: &[String]| {
         let mut blocks = 0;
         let loaded: Vec<_> = chunk
