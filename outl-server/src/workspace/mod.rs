@@ -114,8 +114,8 @@
 //! open by the same build of outl takes the graph from there, in one read, when the op log
 //! still holds every op after the cache's: it drops the pages those ops touched, then looks at
 //! every file as a refresh does, so that those pages and whatever else moved since are read
-//! from their files (see `cache`). When more than one page in 32 was gone or read again that
-//! way, it saves a fresh cache.
+//! from their files (see `cache`). When more than 256 pages, and more than one in 32, were
+//! gone or read again that way, it saves a fresh cache.
 //!
 //! After open, files created, edited or deleted outside outl are noticed by
 //! [`Workspace::refresh`] (a stat of every page file), and, for the pages a write touches,
@@ -200,8 +200,10 @@ const RESCAN_INTERVAL: Duration = Duration::from_secs(2);
 /// …and spend at most one part in this many of their time looking.
 const RESCAN_COST_SHARE: u32 = 20;
 /// The cache is saved again at open when more than one page in this many was gone or had to be
-/// read from its file.
+/// read from its file…
 const CACHE_STALE_SHARE: usize = 32;
+/// …and more than this many: fewer are read again in a few milliseconds.
+const CACHE_STALE_PAGES: usize = 256;
 
 /// How long to wait for the next look for outside edits, at least `at_least`, after one that
 /// took `cost`.
@@ -635,7 +637,7 @@ impl Workspace {
                 self.cache_loads.fetch_add(1, Ordering::AcqRel);
                 *self.graph_mut() = graph;
                 let moved = self.rescan_listed(listing)?;
-                moved > self.graph().page_count() / CACHE_STALE_SHARE
+                moved > (self.graph().page_count() / CACHE_STALE_SHARE).max(CACHE_STALE_PAGES)
             }
             None => {
                 let graph = self.load_all()?;

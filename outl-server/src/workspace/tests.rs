@@ -1059,9 +1059,9 @@ fn a_damaged_or_foreign_cache_is_passed_over_and_written_anew() {
 }
 
 #[test]
-fn the_cache_is_saved_again_when_more_than_one_page_in_32_moved() {
+fn the_cache_is_saved_again_once_more_than_256_of_its_pages_moved() {
     let dir = tempfile::tempdir().unwrap();
-    for i in 0..64 {
+    for i in 0..600 {
         write(
             dir.path(),
             &format!("pages/p{i}.md"),
@@ -1073,18 +1073,32 @@ fn the_cache_is_saved_again_when_more_than_one_page_in_32_moved() {
     let cache = dir.path().join(".outl/cache");
     let ws = reopen(ws, dir.path());
     let saved = fs::read(&cache).unwrap();
-    // The shadowed file, read at every open, and one page in 64 do not make a new cache.
-    write(dir.path(), "pages/p1.md", "- page 1, edited\n");
+    // The shadowed file, read at every open, and 200 pages edited or deleted keep the cache.
+    for i in 1..200 {
+        write(
+            dir.path(),
+            &format!("pages/p{i}.md"),
+            &format!("- page {i}, edited\n"),
+        );
+    }
+    fs::remove_file(dir.path().join("pages/p200.md")).unwrap();
     let ws = reopen(ws, dir.path());
     assert!(from_cache(&ws));
     assert!(ws.snapshot().frozen_page("p1").is_some());
+    assert!(ws.snapshot().page("p200").is_none());
     let ws = reopen(ws, dir.path());
     assert!(
         fs::read(&cache).unwrap() == saved,
         "the cache was saved again"
     );
-    write(dir.path(), "pages/p3.md", "- page 3, edited\n");
-    fs::remove_file(dir.path().join("pages/p2.md")).unwrap();
+    // 57 more make it 257.
+    for i in 201..258 {
+        write(
+            dir.path(),
+            &format!("pages/p{i}.md"),
+            &format!("- page {i}, edited\n"),
+        );
+    }
     drop(reopen(ws, dir.path()));
     assert!(
         fs::read(&cache).unwrap() != saved,
@@ -1092,8 +1106,8 @@ fn the_cache_is_saved_again_when_more_than_one_page_in_32_moved() {
     );
     let ws = Workspace::open(dir.path()).unwrap();
     assert!(from_cache(&ws));
-    assert_eq!(texts(&ws, "p3"), ["page 3, edited"]);
-    assert!(ws.snapshot().page("p2").is_none());
+    assert_eq!(texts(&ws, "p257"), ["page 257, edited"]);
+    assert!(ws.snapshot().page("p200").is_none());
 }
 
 #[test]
