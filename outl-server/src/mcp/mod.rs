@@ -2,6 +2,7 @@
 //! and its transports.
 
 pub mod http;
+pub(crate) mod json;
 pub mod payload;
 pub mod registry;
 pub mod server;

@@ -5,16 +5,17 @@
 //! success drops GUI-only outline fields and, for markdown tools, the fields the caller
 //! already has; an error drops nothing.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io;
 use std::ops::Range;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
-use serde_json::ser::{CharEscape, CompactFormatter, Formatter};
+use serde_json::ser::{CharEscape, Formatter};
 use serde_json::{Map, Value, json};
 
 use crate::Error;
+use crate::mcp::json;
 use crate::mcp::registry::{Payload, Reply};
 
 /// A success reply: content only, no `structuredContent` (no tool declares an output
@@ -59,24 +60,28 @@ fn compact_pruned_json(reply: &Reply) -> Result<String, Error> {
 }
 
 /// `output` as compact JSON with RFC 0276's pruning applied as it is written (see
-/// [`PruningFormatter`]); what [`Reply::pruned_json`] runs for the output's type.
+/// [`PruningFormatter`]); what [`Reply::pruned_json`] runs for the output's type. It is
+/// written into a buffer kept by the thread (see [`json::with_buffer`]) and copied out once.
 pub(crate) fn pruned_json<T: Serialize + ?Sized>(output: &T) -> Result<String, serde_json::Error> {
-    let mut out = Vec::new();
-    let formatter = PruningFormatter {
-        out: &mut out,
-        objects: Vec::new(),
-        members: Vec::new(),
-        held: Vec::new(),
-    };
-    output.serialize(&mut serde_json::Serializer::with_formatter(
-        io::sink(),
-        formatter,
-    ))?;
-    // serde_json writes UTF-8, and the pruning cuts it only before and after ASCII bytes.
-    String::from_utf8(out).map_err(|e| serde_json::Error::io(io::Error::other(e)))
+    json::with_buffer(&PROJECTION_BUFFER, |out| {
+        let formatter = PruningFormatter {
+            out,
+            objects: Vec::new(),
+            members: Vec::new(),
+            held: Vec::new(),
+        };
+        json::write(output, formatter)?;
+        // The serializer writes UTF-8, and the pruning cuts it only before and after ASCII
+        // bytes.
+        std::str::from_utf8(out)
+            .map(str::to_owned)
+            .map_err(|e| serde_json::Error::io(io::Error::other(e)))
+    })
 }
 
 thread_local! {
+    /// What this thread's projections are written into.
+    static PROJECTION_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// Set while an MCP success reply is serialized on this thread.
     static PROJECTING: Cell<bool> = const { Cell::new(false) };
 }
@@ -169,8 +174,8 @@ fn is_handler_outline_node(node: &Map<String, Value>) -> bool {
     NODE_KEYS.iter().all(|key| node.contains_key(*key))
 }
 
-/// serde_json's compact formatting, written into `out` (serde_json's own writer is a sink)
-/// so that a member of an object can be held back until the object closes and is known to
+/// serde_json's compact formatting, written into `out` (see [`json::Buffered`]) so that a
+/// member of an object can be held back until the object closes and is known to
 /// be a handler outline node, whose GUI fields are then dropped, or not, when they go back in
 /// place. The result is the bytes of [`prune_gui_fields`] on the output's `Value`, written
 /// compact, in one pass.
@@ -231,17 +236,14 @@ impl PruningFormatter<'_> {
     }
 }
 
-/// Formatter methods that only write, written by [`CompactFormatter`] into `out`.
-macro_rules! compact_into_out {
-    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        fn $method<W: ?Sized + io::Write>(&mut self, _sink: &mut W $(, $arg: $ty)*) -> io::Result<()> {
-            CompactFormatter.$method(self.out $(, $arg)*)
-        }
-    )*};
+impl json::Buffered for PruningFormatter<'_> {
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        self.out
+    }
 }
 
 impl Formatter for PruningFormatter<'_> {
-    compact_into_out! {
+    json::compact_into_buffer! {
         write_null();
         write_bool(value: bool);
         write_i8(value: i8);

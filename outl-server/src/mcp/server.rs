@@ -19,7 +19,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 use crate::mcp::payload::{tool_error_payload, tool_success_payload};
 use crate::mcp::registry::{Registry, ToolEntry};
@@ -127,25 +127,39 @@ impl OutlServer {
     }
 
     /// Runs a tool on a blocking thread (handlers do file I/O) once the workspace is open, and
-    /// projects its reply. A workspace that failed to open gives its open's error. A panic in
-    /// the handler becomes an INTERNAL error result; the server keeps serving.
+    /// projects its reply there too (serializing a large reply takes a while). A workspace
+    /// that failed to open gives its open's error. A panic in the handler or its projection
+    /// becomes an INTERNAL error result; the server keeps serving.
     pub async fn call(&self, tool: &'static ToolEntry, args: Value) -> rmcp::model::CallToolResult {
         let workspace = match self.workspace.get().await {
             Ok(workspace) => workspace,
             Err(err) => return tool_error_payload(&err),
         };
-        match tokio::task::spawn_blocking(move || tool.call(&workspace, args)).await {
-            Ok(Ok(reply)) => tool_success_payload(&reply),
-            Ok(Err(err)) => tool_error_payload(&err),
-            Err(join_error) => {
-                let why = panic_message(join_error);
-                tracing::error!(tool = tool.name(), %why, "tool handler panicked");
-                tool_error_payload(&Error::new(
-                    ErrorCode::Internal,
-                    format!("{} failed unexpectedly: {why}", tool.name()),
-                ))
-            }
+        let (projected, result) = oneshot::channel();
+        let handler = tokio::task::spawn_blocking(move || {
+            let reply = tool.call(&workspace, args);
+            let result = match &reply {
+                Ok(reply) => tool_success_payload(reply),
+                Err(err) => tool_error_payload(err),
+            };
+            // The call is answered before the handler's output (a page's worth of outline
+            // nodes) is freed, not after.
+            let _ = projected.send(result);
+            drop(reply);
+        });
+        if let Ok(result) = result.await {
+            return result;
         }
+        // The thread ended without a result: it panicked.
+        let why = match handler.await {
+            Err(join_error) => panic_message(join_error),
+            Ok(()) => "the handler ended without a reply".to_owned(),
+        };
+        tracing::error!(tool = tool.name(), %why, "tool handler panicked");
+        tool_error_payload(&Error::new(
+            ErrorCode::Internal,
+            format!("{} failed unexpectedly: {why}", tool.name()),
+        ))
     }
 }
 

@@ -22,6 +22,8 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use crate::mcp::json;
+
 /// The longest line read from stdin. A longer one is discarded as it streams in (never
 /// buffered whole) and answered with -32600.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -247,7 +249,7 @@ pub struct StdioTransport<R> {
     line: Vec<u8>,
     discarding: bool,
     screen: Screen,
-    outbox: mpsc::Sender<Vec<u8>>,
+    outbox: mpsc::Sender<Outgoing>,
     /// Answers decided by the screen, queued so that a cancelled `receive` loses none.
     answers: VecDeque<Value>,
 }
@@ -314,7 +316,7 @@ impl<R: AsyncBufRead + Unpin + Send> StdioTransport<R> {
                 return false;
             };
             if let Some(answer) = self.answers.pop_front() {
-                permit.send(to_line(&answer));
+                permit.send(Outgoing::Answer(answer));
             }
         }
         true
@@ -327,11 +329,28 @@ enum LineRead {
     Eof,
 }
 
-fn to_line(message: &impl serde::Serialize) -> Vec<u8> {
-    // Messages are built from serde types with string keys; serializing them cannot fail.
-    let mut line = serde_json::to_vec(message).unwrap_or_default();
-    line.push(b'\n');
-    line
+/// A message for stdout, serialized by the writer.
+enum Outgoing {
+    /// From rmcp.
+    Message(Box<ServerJsonRpcMessage>),
+    /// An answer of the screen's.
+    Answer(Value),
+}
+
+impl Outgoing {
+    /// Appends the message and its newline to `buffer`.
+    fn write_line(&self, buffer: &mut Vec<u8>) {
+        let start = buffer.len();
+        let written = match self {
+            Outgoing::Message(message) => json::write_compact(buffer, message),
+            Outgoing::Answer(answer) => json::write_compact(buffer, answer),
+        };
+        // Messages are built from serde types with string keys; serializing them cannot fail.
+        if written.is_err() {
+            buffer.truncate(start);
+        }
+        buffer.push(b'\n');
+    }
 }
 
 impl<R: AsyncBufRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R> {
@@ -343,9 +362,12 @@ impl<R: AsyncBufRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R>
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let outbox = self.outbox.clone();
         async move {
-            outbox.send(to_line(&item)).await.map_err(|_| {
-                std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed")
-            })
+            outbox
+                .send(Outgoing::Message(Box::new(item)))
+                .await
+                .map_err(|_| {
+                    std::io::Error::new(std::io::ErrorKind::BrokenPipe, "stdout is closed")
+                })
         }
     }
 
@@ -386,21 +408,30 @@ impl<R: AsyncBufRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R>
     }
 }
 
-/// Writes queued lines to `writer`, flushing once per burst rather than once per message.
-async fn write_lines<W: AsyncWrite + Unpin>(mut queued: mpsc::Receiver<Vec<u8>>, mut writer: W) {
-    while let Some(line) = queued.recv().await {
-        let mut result = writer.write_all(&line).await;
-        while result.is_ok()
+/// Writes queued messages to `writer`, one line each: a burst of them serialized into one
+/// buffer, kept from burst to burst, then written and flushed at once. The first message of a
+/// burst (a large reply, when one is waited for) is freed once it is written, not before.
+async fn write_lines<W: AsyncWrite + Unpin>(mut queued: mpsc::Receiver<Outgoing>, mut writer: W) {
+    let mut buffer = Vec::new();
+    while let Some(message) = queued.recv().await {
+        message.write_line(&mut buffer);
+        while buffer.len() < json::KEPT_BUFFER_BYTES
             && let Ok(more) = queued.try_recv()
         {
-            result = writer.write_all(&more).await;
+            more.write_line(&mut buffer);
         }
-        if let Err(e) = match result {
+        let written = match writer.write_all(&buffer).await {
             Ok(()) => writer.flush().await,
             failed => failed,
-        } {
+        };
+        if let Err(e) = written {
             tracing::error!(error = %e, "writing stdout failed");
             return;
+        }
+        drop(message);
+        buffer.clear();
+        if buffer.capacity() > json::KEPT_BUFFER_BYTES {
+            buffer = Vec::new();
         }
     }
 }
