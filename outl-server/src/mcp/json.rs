@@ -41,8 +41,9 @@ pub(crate) fn with_buffer<R>(
     })
 }
 
-/// A formatter that writes into a buffer of its own, compact between and within strings, so
-/// that the serializer can copy a string's escaped contents straight into that buffer.
+/// A formatter that writes into a buffer of its own, and writes strings (quotes, fragments,
+/// escapes) as `CompactFormatter` does, so that the serializer can write a string straight
+/// into that buffer.
 pub(crate) trait Buffered: Formatter {
     fn buffer(&mut self) -> &mut Vec<u8>;
 }
@@ -105,7 +106,10 @@ impl Formatter for Compact<'_> {
 }
 
 /// `value` as compact JSON appended to `out`: the bytes of `serde_json::to_writer`.
-pub(crate) fn write_compact<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
+pub(crate) fn write_compact<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    value: &T,
+) -> Result<(), Error> {
     write(value, Compact(out)).map(drop)
 }
 
@@ -134,10 +138,14 @@ impl<F: Buffered> Serializer<F> {
         write(&mut self.formatter, &mut io::sink()).map_err(Error::io)
     }
 
+    /// A string, quotes and all, written straight into the buffer: within strings a
+    /// [`Buffered`] formatter writes what `CompactFormatter` writes.
     fn string(&mut self, value: &str) -> Result<(), Error> {
-        self.event(|f, w| f.begin_string(w))?;
-        escape_into(self.formatter.buffer(), value);
-        self.event(|f, w| f.end_string(w))
+        let out = self.formatter.buffer();
+        out.push(b'"');
+        escape_into(out, value);
+        out.push(b'"');
+        Ok(())
     }
 
     /// `{"variant":` before the value of an enum variant with data.
