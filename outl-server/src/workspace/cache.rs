@@ -6,9 +6,9 @@
 //! it names the op-log seq it is at and the build of outl that wrote it, and a checksum covers
 //! it. Open takes it when the build is this one and the log still holds every op after its
 //! seq; it drops the pages those ops touched, then looks at every file as a refresh does, so
-//! that whatever moved on disk since (size, mtime or ctime) is read again. Anything else (another
-//! build, a log that no longer reaches back, a checksum that fails) makes open read every
-//! page, as it would without a cache, and write a new one.
+//! that whatever moved on disk since (size, mtime or ctime) is read again. Anything else
+//! (another build, a log that no longer reaches back, a checksum that fails) makes open read
+//! every page, as it would without a cache, and write a new one.
 //!
 //! Numbers are little-endian and fixed-width, counts and lengths LEB128 varints. A header
 //! (magic and format version, checksum, the build's stamp, the seq, the length of the first
