@@ -60,6 +60,41 @@ macro_rules! compact_into_buffer {
 }
 pub(crate) use compact_into_buffer;
 
+/// [`compact_into_buffer`] for every formatter method but those of objects, which a formatter
+/// may write its own way.
+macro_rules! compact_values_into_buffer {
+    () => {
+        $crate::mcp::json::compact_into_buffer! {
+            write_null();
+            write_bool(value: bool);
+            write_i8(value: i8);
+            write_i16(value: i16);
+            write_i32(value: i32);
+            write_i64(value: i64);
+            write_i128(value: i128);
+            write_u8(value: u8);
+            write_u16(value: u16);
+            write_u32(value: u32);
+            write_u64(value: u64);
+            write_u128(value: u128);
+            write_f32(value: f32);
+            write_f64(value: f64);
+            write_number_str(value: &str);
+            begin_string();
+            end_string();
+            write_string_fragment(fragment: &str);
+            write_char_escape(char_escape: serde_json::ser::CharEscape);
+            write_byte_array(value: &[u8]);
+            begin_array();
+            end_array();
+            begin_array_value(first: bool);
+            end_array_value();
+            write_raw_fragment(fragment: &str);
+        }
+    };
+}
+pub(crate) use compact_values_into_buffer;
+
 /// Compact JSON into a buffer: what `serde_json::to_writer` writes.
 pub(crate) struct Compact<'b>(pub &'b mut Vec<u8>);
 
@@ -70,38 +105,14 @@ impl Buffered for Compact<'_> {
 }
 
 impl Formatter for Compact<'_> {
+    compact_values_into_buffer!();
     compact_into_buffer! {
-        write_null();
-        write_bool(value: bool);
-        write_i8(value: i8);
-        write_i16(value: i16);
-        write_i32(value: i32);
-        write_i64(value: i64);
-        write_i128(value: i128);
-        write_u8(value: u8);
-        write_u16(value: u16);
-        write_u32(value: u32);
-        write_u64(value: u64);
-        write_u128(value: u128);
-        write_f32(value: f32);
-        write_f64(value: f64);
-        write_number_str(value: &str);
-        begin_string();
-        end_string();
-        write_string_fragment(fragment: &str);
-        write_char_escape(char_escape: serde_json::ser::CharEscape);
-        write_byte_array(value: &[u8]);
-        begin_array();
-        end_array();
-        begin_array_value(first: bool);
-        end_array_value();
         begin_object();
         end_object();
         begin_object_key(first: bool);
         end_object_key();
         begin_object_value();
         end_object_value();
-        write_raw_fragment(fragment: &str);
     }
 }
 

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
-use serde_json::ser::{CharEscape, Formatter};
+use serde_json::ser::Formatter;
 use serde_json::{Map, Value, json};
 
 use crate::Error;
@@ -243,33 +243,7 @@ impl json::Buffered for PruningFormatter<'_> {
 }
 
 impl Formatter for PruningFormatter<'_> {
-    json::compact_into_buffer! {
-        write_null();
-        write_bool(value: bool);
-        write_i8(value: i8);
-        write_i16(value: i16);
-        write_i32(value: i32);
-        write_i64(value: i64);
-        write_i128(value: i128);
-        write_u8(value: u8);
-        write_u16(value: u16);
-        write_u32(value: u32);
-        write_u64(value: u64);
-        write_u128(value: u128);
-        write_f32(value: f32);
-        write_f64(value: f64);
-        write_number_str(value: &str);
-        begin_string();
-        end_string();
-        write_string_fragment(fragment: &str);
-        write_char_escape(char_escape: CharEscape);
-        write_byte_array(value: &[u8]);
-        begin_array();
-        end_array();
-        begin_array_value(first: bool);
-        end_array_value();
-        write_raw_fragment(fragment: &str);
-    }
+    json::compact_values_into_buffer!();
 
     fn begin_object<W: ?Sized + io::Write>(&mut self, _sink: &mut W) -> io::Result<()> {
         self.objects.push(OpenObject {
