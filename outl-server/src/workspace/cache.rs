@@ -247,6 +247,26 @@ pub(super) trait Persist: Sized {
     fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt>;
 }
 
+/// [`Persist`] for a struct: its fields one after the other, in the order listed (every
+/// field, so that the struct literal is whole).
+macro_rules! persist_fields {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        impl $crate::workspace::cache::Persist for $name {
+            fn put(&self, out: &mut $crate::workspace::cache::Encoder) {
+                $($crate::workspace::cache::Persist::put(&self.$field, out);)*
+            }
+            fn take(
+                input: &mut $crate::workspace::cache::Decoder<'_>,
+            ) -> Result<Self, $crate::workspace::cache::Corrupt> {
+                Ok($name {
+                    $($field: $crate::workspace::cache::Persist::take(input)?,)*
+                })
+            }
+        }
+    };
+}
+pub(super) use persist_fields;
+
 macro_rules! persist_int {
     ($($t:ty),*) => {$(
         impl Persist for $t {
@@ -493,22 +513,12 @@ impl Persist for Properties {
     }
 }
 
-impl Persist for Block {
-    fn put(&self, out: &mut Encoder) {
-        self.id.put(out);
-        self.text.put(out);
-        self.properties.put(out);
-        self.children.put(out);
-    }
-    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        Ok(Block {
-            id: CompactString::take(input)?,
-            text: String::take(input)?,
-            properties: Properties::take(input)?,
-            children: ThinVec::take(input)?,
-        })
-    }
-}
+persist_fields!(Block {
+    id,
+    text,
+    properties,
+    children
+});
 
 impl Persist for PageKind {
     fn put(&self, out: &mut Encoder) {
@@ -531,30 +541,16 @@ impl Persist for PageKind {
     }
 }
 
-impl Persist for Page {
-    fn put(&self, out: &mut Encoder) {
-        self.slug.put(out);
-        self.name.put(out);
-        self.kind.put(out);
-        self.file.put(out);
-        self.properties.put(out);
-        self.blocks.put(out);
-        self.updated.put(out);
-        self.hash.put(out);
-    }
-    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        Ok(Page {
-            slug: String::take(input)?,
-            name: String::take(input)?,
-            kind: PageKind::take(input)?,
-            file: String::take(input)?,
-            properties: Properties::take(input)?,
-            blocks: ThinVec::take(input)?,
-            updated: i64::take(input)?,
-            hash: String::take(input)?,
-        })
-    }
-}
+persist_fields!(Page {
+    slug,
+    name,
+    kind,
+    file,
+    properties,
+    blocks,
+    updated,
+    hash
+});
 
 #[cfg(test)]
 mod tests {

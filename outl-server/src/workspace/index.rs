@@ -23,7 +23,7 @@ use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::Serialize;
 
-use super::cache::{Corrupt, Decoder, Encoder, Persist, put_all};
+use super::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
 use super::model::{Block, Page};
 use super::names::slug;
 use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
@@ -1385,20 +1385,11 @@ fn snippet(text: &str, terms: &[String]) -> String {
 // ---------------------------------------------------------------------------------------------
 // Saved in the cache
 
-impl Persist for Index {
-    fn put(&self, out: &mut Encoder) {
-        self.tables.put(out);
-        self.lists.put(out);
-        self.search.put(out);
-    }
-    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        Ok(Index {
-            tables: Tables::take(input)?,
-            lists: Lists::take(input)?,
-            search: Search::take(input)?,
-        })
-    }
-}
+persist_fields!(Index {
+    tables,
+    lists,
+    search
+});
 
 impl Persist for Numbering {
     /// The strings by number, the free numbers, and the numbers the lookup finds (which, of
@@ -1428,22 +1419,12 @@ impl Persist for Numbering {
     }
 }
 
-impl Persist for Tables {
-    fn put(&self, out: &mut Encoder) {
-        self.slugs.put(out);
-        self.page_blocks.put(out);
-        self.ids.put(out);
-        self.block_pages.put(out);
-    }
-    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        Ok(Tables {
-            slugs: Numbering::take(input)?,
-            page_blocks: Vec::take(input)?,
-            ids: Numbering::take(input)?,
-            block_pages: Vec::take(input)?,
-        })
-    }
-}
+persist_fields!(Tables {
+    slugs,
+    page_blocks,
+    ids,
+    block_pages
+});
 
 impl Persist for Held {
     fn put(&self, out: &mut Encoder) {
@@ -1454,45 +1435,22 @@ impl Persist for Held {
     }
 }
 
-impl Persist for Lists {
-    fn put(&self, out: &mut Encoder) {
-        self.outgoing.put(out);
-        self.backlinks.put(out);
-        self.tags.put(out);
-        self.tasks.put(out);
-        self.properties.put(out);
-        self.block_refs.put(out);
-    }
-    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        Ok(Lists {
-            outgoing: FxHashMap::take(input)?,
-            backlinks: FxHashMap::take(input)?,
-            tags: FxHashMap::take(input)?,
-            tasks: BTreeMap::take(input)?,
-            properties: FxHashMap::take(input)?,
-            block_refs: FxHashMap::take(input)?,
-        })
-    }
-}
+persist_fields!(Lists {
+    outgoing,
+    backlinks,
+    tags,
+    tasks,
+    properties,
+    block_refs
+});
 
-impl Persist for Search {
-    fn put(&self, out: &mut Encoder) {
-        self.postings.put(out);
-        self.long_tf.put(out);
-        self.lens.put(out);
-        self.total_len.put(out);
-        self.live.put(out);
-    }
-    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        Ok(Search {
-            postings: FxHashMap::take(input)?,
-            long_tf: FxHashMap::take(input)?,
-            lens: Vec::take(input)?,
-            total_len: u64::take(input)?,
-            live: u64::take(input)?,
-        })
-    }
-}
+persist_fields!(Search {
+    postings,
+    long_tf,
+    lens,
+    total_len,
+    live
+});
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use super::cache::{Corrupt, Decoder, Encoder, Persist, put_all};
+use super::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
 
 /// Bits of a posting that hold the count.
 pub(super) const TF_BITS: u32 = 4;
@@ -742,18 +742,7 @@ impl Persist for Postings {
     }
 }
 
-impl Persist for Skip {
-    fn put(&self, out: &mut Encoder) {
-        self.first.put(out);
-        self.offset.put(out);
-    }
-    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
-        Ok(Skip {
-            first: u32::take(input)?,
-            offset: u32::take(input)?,
-        })
-    }
-}
+persist_fields!(Skip { first, offset });
 
 #[cfg(test)]
 mod tests {
