@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use outl_server::workspace::{Block, Workspace, content_hash};
+use outl_server::workspace::{Block, BlockList, Workspace, content_hash};
 
 const COUNTER: &str = "counter";
 
@@ -86,7 +86,7 @@ fn writer_process() {
         }
         let text = format!("{tag}-{i}");
         ws.edit("test.append", &[COUNTER], |pages| {
-            pages[0].blocks.push(Block {
+            pages[0].blocks_mut().push(Block {
                 id: Default::default(),
                 text: text.clone(),
                 properties: Default::default(),
@@ -98,7 +98,7 @@ fn writer_process() {
         let snapshot = ws.snapshot();
         let page = snapshot.page(COUNTER).expect("counter page");
         let id = page
-            .blocks
+            .blocks()
             .iter()
             .rev()
             .find(|b| b.text == text)
@@ -199,8 +199,9 @@ fn assert_consistent(ws: &Workspace) {
         );
         let ids_line = sidecar.lines().nth(2).expect("sidecar ids line");
         let ids: Vec<&str> = ids_line.split_whitespace().skip(1).collect();
-        let page_ids: Vec<&str> = page
-            .blocks_preorder()
+        let page_blocks = page.blocks();
+        let page_ids: Vec<&str> = page_blocks
+            .preorder()
             .iter()
             .map(|b| b.id.as_str())
             .collect();
@@ -229,8 +230,8 @@ fn assert_consistent(ws: &Workspace) {
 fn assert_acked_present(ws: &Workspace, acks: &[Ack]) {
     let snapshot = ws.snapshot();
     let counter = snapshot.page(COUNTER).expect("counter page");
-    let present: HashMap<&str, &str> = counter
-        .blocks
+    let blocks = counter.blocks();
+    let present: HashMap<&str, &str> = blocks
         .iter()
         .map(|b| (b.text.as_str(), b.id.as_str()))
         .collect();
@@ -343,13 +344,8 @@ fn two_writers_on_one_workspace_lose_no_update() {
     assert_acked_present(&ws, &acks);
     assert_consistent(&ws);
     let snapshot = ws.snapshot();
-    let texts: Vec<&str> = snapshot
-        .page(COUNTER)
-        .unwrap()
-        .blocks
-        .iter()
-        .map(|b| b.text.as_str())
-        .collect();
+    let blocks = snapshot.page(COUNTER).unwrap().blocks();
+    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
     assert_eq!(
         texts.len(),
         1 + 2 * writes,

@@ -14,7 +14,7 @@ use super::paging;
 use super::query::Hit;
 use crate::mcp::registry::{Problem, invalid_arguments};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker};
-use crate::workspace::{Block, Graph, Page, Place, Workspace};
+use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace};
 use crate::{Error, ErrorCode};
 
 /// The property that folds a block.
@@ -295,7 +295,7 @@ pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error
     Ok(BlockRead {
         page: at.page.slug.clone(),
         parent: parent_id(at.page, &args.id),
-        block: OutlineNode::of(at.block, 1),
+        block: OutlineNode::of(at.block(), 1),
     })
 }
 
@@ -307,7 +307,7 @@ pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree,
     let at = lookup::block(&graph, &args.id)?;
     Ok(BlockTree {
         page: at.page.slug.clone(),
-        tree: OutlineNode::of(at.block, args.depth.map_or(MAX_DEPTH, |d| d as usize)),
+        tree: OutlineNode::of(at.block(), args.depth.map_or(MAX_DEPTH, |d| d as usize)),
     })
 }
 
@@ -316,13 +316,10 @@ pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree,
 #[tool(title = "Block references", read_only, idempotent, payload = json)]
 pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
     let graph = ws.snapshot();
-    lookup::block(&graph, &args.id)?;
+    lookup::page_of_block(&graph, &args.id)?;
     let holders = graph.index().block_refs(&args.id);
-    let slice = paging::slice(
-        holders.iter().map(|h| Hit::of(&graph, h)),
-        args.limit,
-        args.cursor.as_deref(),
-    )?;
+    let slice =
+        paging::slice(&holders, args.limit, args.cursor.as_deref())?.map(|h| Hit::of(&graph, h));
     Ok(Refs {
         id: args.id,
         refs: slice.items,
@@ -396,7 +393,7 @@ pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Erro
 pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> {
     let (from, (to, anchor)) = {
         let graph = ws.snapshot();
-        let from = lookup::block(&graph, &args.id)?.page.slug.clone();
+        let from = lookup::page_of_block(&graph, &args.id)?.to_string();
         let destination = destination(
             &graph,
             args.parent_id.as_deref(),
@@ -441,7 +438,8 @@ pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error
     ws.edit("block.indent", &[&slug], |pages| {
         let page = &mut pages[0];
         let (mut path, _) = page
-            .find_block(&args.id)
+            .blocks()
+            .find(&args.id)
             .ok_or_else(|| lookup::block_not_found(&args.id))?;
         let Some(last) = path.last_mut().filter(|last| **last > 0) else {
             return Err(not_possible(
@@ -451,7 +449,8 @@ pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error
         };
         *last -= 1;
         let previous = page
-            .block_at(&path)
+            .blocks()
+            .at(&path)
             .map(|b| b.id.to_string())
             .ok_or_else(|| lookup::block_not_found(&args.id))?;
         let block = page
@@ -469,10 +468,11 @@ pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Erro
     let slug = page_of(ws, &args.id)?;
     ws.edit("block.outdent", &[&slug], |pages| {
         let page = &mut pages[0];
-        let parent = parent_id(page, &args.id).ok_or_else(|| match page.find_block(&args.id) {
-            Some(_) => not_possible("the block is already at the page's top level"),
-            None => lookup::block_not_found(&args.id),
-        })?;
+        let parent =
+            parent_id(page, &args.id).ok_or_else(|| match page.blocks().find(&args.id) {
+                Some(_) => not_possible("the block is already at the page's top level"),
+                None => lookup::block_not_found(&args.id),
+            })?;
         let block = page
             .take_block(&args.id)
             .ok_or_else(|| lookup::block_not_found(&args.id))?;
@@ -618,11 +618,11 @@ fn destination(
     .collect();
     match (parent_id, after_id, page) {
         (Some(id), None, None) => Ok((
-            lookup::block(graph, id)?.page.slug.clone(),
+            lookup::page_of_block(graph, id)?.to_string(),
             Anchor::LastChildOf(id.to_string()),
         )),
         (None, Some(id), None) => Ok((
-            lookup::block(graph, id)?.page.slug.clone(),
+            lookup::page_of_block(graph, id)?.to_string(),
             Anchor::After(id.to_string()),
         )),
         (None, None, Some(name)) => Ok((lookup::page(graph, name)?.slug.clone(), Anchor::End)),
@@ -656,9 +656,8 @@ fn put(page: &mut Page, anchor: &Anchor, block: Block) -> Result<(), Error> {
 /// The block's place after a write; `INVALID_ARGUMENTS` when the write would nest blocks
 /// deeper than outl keeps them.
 fn placed(page: &Page, id: &str) -> Result<Placed, Error> {
-    let (path, block) = page
-        .find_block(id)
-        .ok_or_else(|| lookup::block_not_found(id))?;
+    let blocks = page.blocks();
+    let (path, block) = blocks.find(id).ok_or_else(|| lookup::block_not_found(id))?;
     if path.len() + height(block) - 1 > MAX_DEPTH {
         return Err(not_possible(&format!(
             "this would nest blocks deeper than {MAX_DEPTH} levels"
@@ -678,14 +677,15 @@ fn height(block: &Block) -> usize {
 
 /// The id of the block's parent; `None` at the top level (or when it is not on the page).
 fn parent_id(page: &Page, id: &str) -> Option<String> {
-    let (path, _) = page.find_block(id)?;
+    let blocks = page.blocks();
+    let (path, _) = blocks.find(id)?;
     let parent = path.split_last().map(|(_, up)| up)?;
-    page.block_at(parent).map(|b| b.id.to_string())
+    blocks.at(parent).map(|b| b.id.to_string())
 }
 
 /// The slug of the page holding the block.
 fn page_of(ws: &Workspace, id: &str) -> Result<String, Error> {
-    Ok(lookup::block(&ws.snapshot(), id)?.page.slug.clone())
+    Ok(lookup::page_of_block(&ws.snapshot(), id)?.to_string())
 }
 
 /// One op changing one block in place: `f` gets the page's slug and the block.
@@ -700,7 +700,8 @@ fn edit_block<R>(
         let page = &mut pages[0];
         let slug = page.slug.clone();
         let block = page
-            .find_block_mut(id)
+            .blocks_mut()
+            .find_mut(id)
             .ok_or_else(|| lookup::block_not_found(id))?;
         f(&slug, block)
     })

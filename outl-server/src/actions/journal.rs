@@ -13,7 +13,7 @@ use super::outline::{self, OutlineNode, PageMeta, stored_markdown};
 use super::pages;
 use super::paging;
 use crate::mcp::registry::{NoArgs, Problem, invalid_arguments};
-use crate::workspace::{Graph, Page, Workspace};
+use crate::workspace::{BlockList, Graph, Page, Workspace};
 use crate::{Error, ErrorCode};
 
 /// The environment variable that overrides today's date.
@@ -145,7 +145,8 @@ pub fn outl_daily_list(ws: &Workspace, args: DailyListArgs) -> Result<DailyList,
             .items
             .into_iter()
             .map(|(date, page)| {
-                let blocks = page.blocks_preorder();
+                let blocks = page.blocks();
+                let blocks = blocks.preorder();
                 DaySummary {
                     date: date.to_string(),
                     open_tasks: blocks
@@ -185,7 +186,7 @@ fn daily_page(ws: &Workspace, page: &Page) -> Result<DailyPage, Error> {
     Ok(DailyPage {
         date: page.slug.clone(),
         meta: PageMeta::of(page),
-        outline: outline::outline(&page.blocks, None),
+        outline: outline::outline(&page.blocks(), None),
         md: stored_markdown(ws, page)?,
     })
 }

@@ -34,6 +34,11 @@ pub fn block<'g>(graph: &'g Graph, id: &str) -> Result<BlockAt<'g>, Error> {
     graph.block(id).ok_or_else(|| block_not_found(id))
 }
 
+/// The slug of the page holding the block, else `BLOCK_NOT_FOUND` with `data.id`.
+pub fn page_of_block<'g>(graph: &'g Graph, id: &str) -> Result<&'g str, Error> {
+    graph.page_of_block(id).ok_or_else(|| block_not_found(id))
+}
+
 /// `BLOCK_NOT_FOUND` for `id`, with `data.id`.
 pub fn block_not_found(id: &str) -> Error {
     Error::new(ErrorCode::BlockNotFound, format!("no block with id {id:?}"))

@@ -266,7 +266,7 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
                 slug: page.slug.clone(),
                 name: page.name.clone(),
                 updated: outline::timestamp(page.updated),
-                blocks: page.blocks_preorder().len(),
+                blocks: page.body.count(),
             })
             .collect(),
         total: slice.total,
@@ -283,7 +283,7 @@ pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Err
     Ok(PageRead {
         slug: page.slug.clone(),
         meta: PageMeta::of(page),
-        outline: outline::outline(&page.blocks, args.depth),
+        outline: outline::outline(&page.blocks(), args.depth),
     })
 }
 
@@ -303,7 +303,7 @@ pub fn outl_page_render(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, E
     let md = crate::outline::serialize(&Document {
         properties: page.properties.clone(),
         blocks: page
-            .blocks
+            .blocks()
             .iter()
             .map(|b| readable_node(&graph, b))
             .collect(),
@@ -424,7 +424,7 @@ pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, 
         let kept = ws
             .snapshot()
             .page(&slug)
-            .map_or(0, |page| page.blocks_preorder().len());
+            .map_or(0, |page| page.body.count());
         return Ok(Reconciled {
             slug,
             reconciled: false,
@@ -469,7 +469,7 @@ pub fn create(ws: &Workspace, name: &str, md: &str) -> Result<PageCreated, Error
     let (properties, blocks) = ws.parse_page(md);
     let page = ws.create_page(name, properties, blocks)?;
     Ok(PageCreated {
-        ids: preorder_ids(&page.blocks),
+        ids: preorder_ids(&page.blocks()),
         slug: page.slug,
         name: page.name,
         file: page.file,
@@ -482,15 +482,15 @@ pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Erro
     let (ids, removed_ids) = ws
         .edit("page.update", &[slug], |pages| {
             let page = &mut pages[0];
-            carry_ids(&page.blocks, &mut blocks);
+            carry_ids(&page.blocks(), &mut blocks);
             let ids = preorder_ids(&blocks);
             let kept: HashSet<&String> = ids.iter().collect();
-            let removed: Vec<String> = preorder_ids(&page.blocks)
+            let removed: Vec<String> = preorder_ids(&page.blocks())
                 .into_iter()
                 .filter(|id| !kept.contains(id))
                 .collect();
             page.properties = properties;
-            page.blocks = blocks.into();
+            page.body = blocks.into();
             Ok((ids, removed))
         })
         .map_err(|e| suggest_if_missing(ws, e))?;
@@ -528,7 +528,7 @@ pub fn blocks_to_append(ws: &Workspace, md: &str) -> Result<Vec<Block>, Error> {
 pub fn append_blocks(ws: &Workspace, slug: &str, blocks: Vec<Block>) -> Result<PageWritten, Error> {
     let ids = preorder_ids(&blocks);
     ws.edit("page.append", &[slug], |pages| {
-        pages[0].blocks.extend(blocks);
+        pages[0].blocks_mut().extend(blocks);
         Ok(())
     })
     .map_err(|e| suggest_if_missing(ws, e))?;
@@ -622,9 +622,9 @@ fn resolve_tokens(graph: &Graph, tokens: Vec<Token>, depth: usize) -> Vec<Token>
     let mut out = Vec::with_capacity(tokens.len());
     for token in tokens {
         match token {
-            Token::Ref { id } => match graph.block(&id) {
-                Some(at) => out.push(Token::Text {
-                    text: resolve_refs(graph, &at.block.text, depth - 1),
+            Token::Ref { id } => match graph.block_alone(&id) {
+                Some(block) => out.push(Token::Text {
+                    text: resolve_refs(graph, &block.text, depth - 1),
                 }),
                 None => out.push(Token::Ref { id }),
             },
@@ -711,12 +711,12 @@ mod tests {
     #[test]
     fn replace_carries_ids_and_reports_removed_ones() {
         let (_dir, ws) = workspace(&[("pages/p.md", "- keep\n- drop\n")]);
-        let before = preorder_ids(&ws.snapshot().page("p").unwrap().blocks);
+        let before = preorder_ids(&ws.snapshot().page("p").unwrap().blocks());
         let written = replace(&ws, "p", "tags:: x\n\n- keep\n").unwrap();
         assert_eq!(written.ids, [before[0].clone()]);
         assert_eq!(written.removed_ids, [before[1].clone()]);
         let page = ws.snapshot().page("p").unwrap().clone();
         assert_eq!(page.properties.get("tags").map(String::as_str), Some("x"));
-        assert_eq!(preorder_ids(&page.blocks), written.ids);
+        assert_eq!(preorder_ids(&page.blocks()), written.ids);
     }
 }

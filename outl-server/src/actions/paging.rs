@@ -21,6 +21,17 @@ pub struct Slice<T> {
     pub next_cursor: Option<String>,
 }
 
+impl<T> Slice<T> {
+    /// The slice with `f` applied to each item: what is read per item is read for these only.
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Slice<U> {
+        Slice {
+            items: self.items.into_iter().map(f).collect(),
+            total: self.total,
+            next_cursor: self.next_cursor,
+        }
+    }
+}
+
 /// `limit` clamped to `1..=MAX_LIMIT`, [`DEFAULT_LIMIT`] when absent.
 pub fn limit(requested: Option<u32>) -> usize {
     requested.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize

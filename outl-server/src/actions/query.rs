@@ -13,7 +13,7 @@ use super::paging;
 use crate::Error;
 use crate::mcp::registry::{Problem, invalid_arguments};
 use crate::outline::TaskMarker;
-use crate::workspace::{Block, Graph, Holder, Page, Workspace};
+use crate::workspace::{Block, BlockList, Graph, Holder, Page, Workspace};
 
 /// Where a query found something: a block (its id and its text as written, task marker
 /// included), or a page through its own properties (no id).
@@ -36,8 +36,8 @@ impl Hit {
             text: holder
                 .block
                 .as_deref()
-                .and_then(|id| graph.block(id))
-                .map(|at| at.block.text.clone()),
+                .and_then(|id| graph.block_alone(id))
+                .map(|block| block.text),
         }
     }
 
@@ -344,15 +344,36 @@ pub fn outl_tasks(ws: &Workspace, args: TasksArgs) -> Result<Hits, Error> {
             }
         }
     }
-    let tasks = by_page.iter().flat_map(|(slug, ids)| {
-        graph.page(slug).into_iter().flat_map(move |page| {
-            page.blocks_preorder()
+    // The index counts the tasks; only the pages the slice shows are read.
+    let start = paging::position(args.cursor.as_deref())?;
+    let limit = paging::limit(args.limit);
+    let total = by_page.values().map(HashSet::len).sum();
+    let mut skip = start;
+    let mut hits = Vec::new();
+    for (slug, ids) in &by_page {
+        if hits.len() == limit {
+            break;
+        }
+        if skip >= ids.len() {
+            skip -= ids.len();
+            continue;
+        }
+        let Some(page) = graph.page(slug) else {
+            continue;
+        };
+        let blocks = page.blocks();
+        let wanted = limit - hits.len();
+        hits.extend(
+            blocks
+                .preorder()
                 .into_iter()
                 .filter(|block| ids.contains(block.id.as_str()))
-                .map(move |block| Hit::block(page, block))
-        })
-    });
-    let slice = paging::slice(tasks, args.limit, args.cursor.as_deref())?;
+                .skip(std::mem::take(&mut skip))
+                .take(wanted)
+                .map(|block| Hit::block(page, block)),
+        );
+    }
+    let slice = paging::window(hits, start, total);
     Ok(Hits {
         hits: slice.items,
         total: slice.total,
@@ -390,11 +411,8 @@ pub fn outl_tag_get(ws: &Workspace, args: TagArgs) -> Result<Hits, Error> {
     let graph = ws.snapshot();
     let tag = tag_name(&args.tag);
     let holders = graph.index().tagged(tag);
-    let slice = paging::slice(
-        holders.iter().map(|h| Hit::of(&graph, h)),
-        args.limit,
-        args.cursor.as_deref(),
-    )?;
+    let slice =
+        paging::slice(&holders, args.limit, args.cursor.as_deref())?.map(|h| Hit::of(&graph, h));
     Ok(Hits {
         hits: slice.items,
         total: slice.total,
@@ -411,14 +429,12 @@ pub fn outl_property_query(ws: &Workspace, args: PropertyQueryArgs) -> Result<Pr
     let holders = graph
         .index()
         .with_property(&args.key, args.value.as_deref());
-    let hits = holders.iter().filter_map(|holder| {
-        let value = property_value(&graph, holder, &args.key)?;
-        Some(PropertyHit {
+    // The index holds each holder with the property: only the slice's values are read.
+    let slice =
+        paging::slice(&holders, args.limit, args.cursor.as_deref())?.map(|holder| PropertyHit {
             hit: Hit::of(&graph, holder),
-            value,
-        })
-    });
-    let slice = paging::slice(hits, args.limit, args.cursor.as_deref())?;
+            value: property_value(&graph, holder, &args.key).unwrap_or_default(),
+        });
     Ok(PropertyHits {
         hits: slice.items,
         total: slice.total,
@@ -487,8 +503,12 @@ fn tag_name(tag: &str) -> &str {
 
 /// The value of `key` (any case) on the holder's block, or on its page for a page holder.
 fn property_value(graph: &Graph, holder: &Holder, key: &str) -> Option<String> {
+    let block;
     let properties = match &holder.block {
-        Some(id) => &graph.block(id)?.block.properties,
+        Some(id) => {
+            block = graph.block_alone(id)?;
+            &block.properties
+        }
         None => &graph.page(&holder.slug)?.properties,
     };
     properties

@@ -296,7 +296,7 @@ impl Targets {
     fn of(root: &std::path::Path) -> Result<Targets, String> {
         let ws = Workspace::open(root).map_err(|e| format!("cannot open the copy: {e}"))?;
         let graph = ws.snapshot();
-        let all: Vec<&Page> = graph.pages().filter(|p| !p.blocks.is_empty()).collect();
+        let all: Vec<&Page> = graph.pages().filter(|p| p.body.count() > 0).collect();
         let (journals, pages): (Vec<&Page>, Vec<&Page>) =
             all.iter().partition(|p| p.date().is_some());
         let journal_count = graph.journals().count();
@@ -310,16 +310,16 @@ impl Targets {
         let mut leaves = Vec::new();
         let mut queries = Vec::new();
         for page in pages.iter().chain(&journals) {
-            let tree = page
-                .blocks
+            let blocks = page.blocks();
+            let tree = blocks
                 .iter()
                 .find(|b| !b.children.is_empty())
-                .unwrap_or(&page.blocks[0]);
+                .unwrap_or(&blocks[0]);
             trees.push(tree.id.to_string());
-            if let Some(leaf) = first_leaf(&page.blocks) {
+            if let Some(leaf) = first_leaf(&blocks) {
                 leaves.push((leaf.id.to_string(), leaf.text.clone()));
             }
-            if let Some(word) = longest_word(&page.blocks[0].text) {
+            if let Some(word) = longest_word(&blocks[0].text) {
                 queries.push(word);
             }
         }

@@ -21,7 +21,7 @@ use super::stats;
 use crate::actions::REGISTRY;
 use crate::mcp::payload::{prune_gui_fields, tool_success_payload};
 use crate::mcp::registry::{Payload, Reply, ToolEntry};
-use crate::workspace::{Block, Page, Workspace};
+use crate::workspace::{Block, BlockList, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
 const TOTAL_TARGET_PERCENT: f64 = 65.0;
@@ -362,9 +362,9 @@ impl Targets {
         let by_size = |journal: bool| {
             let mut pages: Vec<&Page> = graph
                 .pages()
-                .filter(|p| p.date().is_some() == journal && !p.blocks.is_empty())
+                .filter(|p| p.date().is_some() == journal && p.body.count() > 0)
                 .collect();
-            pages.sort_by_key(|p| (block_count(&p.blocks), p.slug.clone()));
+            pages.sort_by_key(|p| (p.body.count(), p.slug.clone()));
             pages
         };
         let topics = by_size(false);
@@ -380,21 +380,21 @@ impl Targets {
             .take(3)
             .map(|p| p.slug.clone())
             .collect();
-        let tree = page
-            .blocks
+        let blocks = page.blocks();
+        let tree = blocks
             .iter()
             .find(|b| !b.children.is_empty())
-            .unwrap_or(&page.blocks[0]);
-        let child = page
-            .blocks
+            .unwrap_or(&blocks[0]);
+        let child = blocks
             .iter()
             .find_map(|b| b.children.first())
             .unwrap_or(tree);
-        let second_top = page.blocks.get(1).unwrap_or(&page.blocks[0]);
+        let second_top = blocks.get(1).unwrap_or(&blocks[0]);
         // The typical page's leaves first; a small page has few, so the journal's follow.
         let mut leaves = Vec::new();
-        collect_leaves(&page.blocks, &mut leaves);
-        collect_leaves(&journal.blocks, &mut leaves);
+        collect_leaves(&blocks, &mut leaves);
+        let journal_blocks = journal.blocks();
+        collect_leaves(&journal_blocks, &mut leaves);
         let leaves: Vec<String> = leaves
             .into_iter()
             .filter(|id| *id != tree.id && *id != child.id && *id != second_top.id)
@@ -406,16 +406,18 @@ impl Targets {
             .unwrap_or_else(|| "idea".into());
         let referenced = graph
             .pages()
-            .flat_map(|p| p.blocks_preorder())
-            .find(|b| {
-                b.properties.contains_key("id") && !graph.index().block_refs(&b.id).is_empty()
+            .find_map(|p| {
+                p.blocks().preorder().into_iter().find_map(|b| {
+                    (b.properties.contains_key("id") && !graph.index().block_refs(&b.id).is_empty())
+                        .then(|| b.id.to_string())
+                })
             })
-            .map_or_else(|| tree.id.to_string(), |b| b.id.to_string());
-        let query = first_words(&page.blocks[0].text, 2);
+            .unwrap_or_else(|| tree.id.to_string());
+        let query = first_words(&blocks[0].text, 2);
         Ok(Targets {
             page: page.slug.clone(),
             page_markdown: ws.render_page(page),
-            blocks_markdown: ws.render_blocks(&page.blocks),
+            blocks_markdown: ws.render_blocks(&blocks),
             spare_pages,
             journal: journal.slug.clone(),
             today,
@@ -440,10 +442,6 @@ impl Targets {
     fn spare(&self, n: usize) -> &str {
         self.spare_pages.get(n).unwrap_or(&self.page)
     }
-}
-
-fn block_count(blocks: &[Block]) -> usize {
-    blocks.iter().map(|b| 1 + block_count(&b.children)).sum()
 }
 
 fn collect_leaves(blocks: &[Block], out: &mut Vec<String>) {

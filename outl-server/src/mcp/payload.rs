@@ -345,6 +345,7 @@ mod tests {
     use crate::ErrorCode;
     use crate::actions::REGISTRY;
     use crate::outline::{Document, OutlineNode};
+    use crate::workspace::BlockList;
 
     fn text_of(result: &CallToolResult) -> &str {
         match result.content.as_slice() {
@@ -620,10 +621,7 @@ mod tests {
     fn every_call(ws: &crate::workspace::Workspace) -> Vec<(&'static str, Value)> {
         let graph = ws.snapshot();
         let pages: Vec<_> = graph.pages().filter(|p| p.date().is_none()).collect();
-        let page = pages
-            .iter()
-            .max_by_key(|p| p.blocks_preorder().len())
-            .expect("a page");
+        let page = pages.iter().max_by_key(|p| p.body.count()).expect("a page");
         let spares: Vec<&str> = pages
             .iter()
             .filter(|p| p.slug != page.slug)
@@ -632,24 +630,25 @@ mod tests {
             .collect();
         let journal = graph
             .journals()
-            .max_by_key(|p| p.blocks_preorder().len())
+            .max_by_key(|p| p.body.count())
             .and_then(|p| p.date())
             .expect("a journal day")
             .to_string();
-        let blocks = page.blocks_preorder();
-        let tree = page
-            .blocks
+        let page_blocks = page.blocks();
+        let blocks = page_blocks.preorder();
+        let tree = page_blocks
             .iter()
             .find(|b| !b.children.is_empty())
             .expect("a block with children");
         let child = &tree.children[0];
-        let second_top = &page.blocks.get(1).expect("two top-level blocks").id;
+        let second_top = &page_blocks.get(1).expect("two top-level blocks").id;
         let leaves: Vec<&str> = blocks
             .iter()
             .filter(|b| b.children.is_empty() && b.id != child.id)
             .map(|b| b.id.as_str())
             .collect();
-        let all_blocks: Vec<_> = graph.pages().flat_map(|p| p.blocks_preorder()).collect();
+        let all_pages: Vec<_> = graph.pages().map(|p| p.blocks().into_owned()).collect();
+        let all_blocks: Vec<_> = all_pages.iter().flat_map(|b| b.preorder()).collect();
         let tag = all_blocks
             .iter()
             .find_map(|b| crate::outline::tags(&b.text).into_iter().next())

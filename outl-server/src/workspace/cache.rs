@@ -27,12 +27,12 @@ use thin_vec::ThinVec;
 use super::STATE_DIR;
 use super::disk::{self, Durability};
 use super::load::Stamp;
-use super::model::{Block, Page, PageKind};
+use super::model::{Block, Blocks, Page, PageKind};
 use crate::outline::{Properties, TaskMarker};
 
 const CACHE_FILE: &str = "cache";
 /// The first bytes of a cache; the last one is the format's version.
-const MAGIC: &[u8; 8] = b"outl\0gr\x02";
+const MAGIC: &[u8; 8] = b"outl\0gr\x03";
 const CHECKSUM_LEN: usize = 32;
 
 fn path(root: &Path) -> PathBuf {
@@ -230,6 +230,57 @@ impl<'a> Decoder<'a> {
             Err(Corrupt)
         }
     }
+}
+
+/// `items` encoded as the cache holds a list.
+pub(super) fn encode_list<T: Persist>(items: &[T]) -> Vec<u8> {
+    let mut out = Encoder::default();
+    put_all(items.iter(), &mut out);
+    out.bytes
+}
+
+/// The list [`encode_list`] wrote, whole.
+pub(super) fn decode_list<T: Persist>(bytes: &[u8]) -> Result<Vec<T>, Corrupt> {
+    let mut input = Decoder::new(bytes);
+    take_all(&mut input).and_then(|items| input.end(items))
+}
+
+/// Where each block's record starts in a list of blocks [`encode_list`] wrote, in document
+/// order: a record (id, text, properties, children) puts the block's children right after
+/// it, so one pass finds every block without building the tree.
+pub(super) fn block_records(bytes: &[u8]) -> Result<Vec<usize>, Corrupt> {
+    let mut input = Decoder::new(bytes);
+    let mut left = input.take_len()?;
+    let mut starts = Vec::with_capacity(left);
+    while left > 0 {
+        left -= 1;
+        starts.push(bytes.len() - input.bytes.len());
+        let _id = input.take_counted()?;
+        let _text = input.take_counted()?;
+        for _ in 0..input.take_len()? {
+            input.take_counted()?;
+            input.take_counted()?;
+        }
+        left += input.take_len()?;
+    }
+    input.end(starts)
+}
+
+/// Id and text of the block whose record starts at `start` (see [`block_records`]).
+pub(super) fn block_text_at(bytes: &[u8], start: usize) -> Result<(&str, &str), Corrupt> {
+    let mut input = Decoder::new(bytes.get(start..).ok_or(Corrupt)?);
+    Ok((input.take_str()?, input.take_str()?))
+}
+
+/// The block whose record starts at `start`, without its children.
+pub(super) fn block_at(bytes: &[u8], start: usize) -> Result<Block, Corrupt> {
+    let mut input = Decoder::new(bytes.get(start..).ok_or(Corrupt)?);
+    Ok(Block {
+        id: Persist::take(&mut input)?,
+        text: Persist::take(&mut input)?,
+        properties: Persist::take(&mut input)?,
+        children: ThinVec::new(),
+    })
 }
 
 /// `value` written and read back, as a cache would hold it.
@@ -541,13 +592,27 @@ impl Persist for PageKind {
     }
 }
 
+/// A page's blocks as they are packed: the cache holds what memory holds.
+impl Persist for Blocks {
+    fn put(&self, out: &mut Encoder) {
+        let (count, bytes) = self.packed();
+        count.put(out);
+        out.put_bytes(&bytes);
+    }
+    fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
+        let count = usize::take(input)?;
+        let bytes = input.take_bytes_owned()?;
+        Ok(Blocks::from_packed(count, bytes.into()))
+    }
+}
+
 persist_fields!(Page {
     slug,
     name,
     kind,
     file,
     properties,
-    blocks,
+    body,
     updated,
     hash
 });

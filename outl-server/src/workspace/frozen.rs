@@ -103,6 +103,7 @@ impl Frozen {
 mod tests {
     use super::*;
     use crate::workspace::PageKind;
+    use thin_vec::ThinVec;
 
     fn page(slug: &str) -> Page {
         Page {
@@ -111,7 +112,7 @@ mod tests {
             kind: PageKind::Page,
             file: format!("pages/{slug}.md"),
             properties: Default::default(),
-            blocks: Default::default(),
+            body: ThinVec::new().into(),
             updated: 0,
             hash: "new".into(),
         }

@@ -1,6 +1,7 @@
 //! The in-memory state of a workspace that reads see: pages by slug, what is frozen, and the
 //! index, whose block table is also the map from block id to page.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use rustc_hash::FxHashMap;
@@ -11,7 +12,7 @@ use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
 use super::index::{Index, SearchHit, SearchPage};
 use super::load::{Skipped, Stamp};
-use super::model::{Block, Page, PageKind};
+use super::model::{Block, BlockList, Page, PageKind};
 use super::names::{self, slug};
 use crate::outline;
 
@@ -24,20 +25,20 @@ pub struct Shadowed {
     pub served_by: String,
 }
 
-/// A block found by id.
-#[derive(Debug, Clone, Copy)]
+/// A block found by id, in its page's blocks.
+#[derive(Debug, Clone)]
 pub struct BlockAt<'a> {
     pub page: &'a Page,
-    pub block: &'a Block,
+    blocks: Cow<'a, [Block]>,
+    /// Child indexes from the page's top level down to the block.
+    pub path: Vec<usize>,
 }
 
 impl BlockAt<'_> {
-    /// Child indexes from the page's top level down to the block.
-    pub fn path(&self) -> Vec<usize> {
-        self.page
-            .find_block(&self.block.id)
-            .map(|(path, _)| path)
-            .unwrap_or_default()
+    pub fn block(&self) -> &Block {
+        self.blocks
+            .at(&self.path)
+            .expect("the path was found in these blocks")
     }
 }
 
@@ -119,8 +120,16 @@ impl Graph {
     /// The block with this id and its page.
     pub fn block(&self, id: &str) -> Option<BlockAt<'_>> {
         let page = self.pages.get(self.index.page_of_block(id)?)?;
-        let (_, block) = page.find_block(id)?;
-        Some(BlockAt { page, block })
+        let blocks = page.blocks();
+        let (path, _) = blocks.find(id)?;
+        Some(BlockAt { page, blocks, path })
+    }
+
+    /// The block with this id, without its children, read from its page's blocks one by one
+    /// rather than unpacked into a tree.
+    pub fn block_alone(&self, id: &str) -> Option<Block> {
+        let page = self.pages.get(self.index.page_of_block(id)?)?;
+        page.body.records().block(id)
     }
 
     /// Slug of the page holding the block.
@@ -172,16 +181,21 @@ impl Graph {
     }
 
     /// Adds a page whose slug is free. Its ids must be filled and free.
-    pub(super) fn insert(&mut self, page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
+    pub(super) fn insert(&mut self, mut page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
         self.index.update(None, Some(&page));
+        page.body.pack();
         self.keep(page, stamp, frozen);
     }
 
     /// Puts `page` in place of the page with its slug, which has its file: an edit, indexed
     /// for what it changed.
-    pub(super) fn replace(&mut self, page: Page) {
-        let old = self.pages.remove(&page.slug);
+    pub(super) fn replace(&mut self, mut page: Page) {
+        let mut old = self.pages.remove(&page.slug);
+        if let Some(old) = &mut old {
+            old.body.open();
+        }
         self.index.update(old.as_ref(), Some(&page));
+        page.body.pack();
         self.keep(page, None, None);
     }
 
@@ -193,7 +207,7 @@ impl Graph {
     /// Almost every page at open keeps the ids it has: those are checked and numbered with one
     /// probe of the block table each.
     pub(super) fn fill_ids_and_number(&mut self, page: &mut Page) -> bool {
-        if all_blocks(&page.blocks, &|block| {
+        if all_blocks(&page.blocks(), &|block| {
             !block.id.is_empty() && ids::user_id(block).is_none_or(|user| user == block.id)
         }) && self.index.register_new(page)
         {
@@ -205,7 +219,7 @@ impl Graph {
     }
 
     /// [`insert`](Self::insert) of a page [`fill_ids_and_number`](Self::fill_ids_and_number)
-    /// numbered.
+    /// numbered, left open for [`build_index`](Self::build_index).
     pub(super) fn insert_numbered(
         &mut self,
         page: Page,
@@ -296,14 +310,24 @@ impl Graph {
         Ok(graph)
     }
 
-    /// Indexes every page at once (at open, after [`insert_numbered`](Self::insert_numbered)).
+    /// Indexes every page at once (at open, after [`insert_numbered`](Self::insert_numbered)),
+    /// then packs them, on two threads.
     pub(super) fn build_index(&mut self) {
         let pages: Vec<&Page> = self.pages.values().collect();
         self.index.index_registered(&pages);
+        let mut pages: Vec<&mut Page> = self.pages.values_mut().collect();
+        let half = pages.len() / 2;
+        let (first, second) = pages.split_at_mut(half);
+        let pack = |pages: &mut [&mut Page]| pages.iter_mut().for_each(|page| page.body.pack());
+        std::thread::scope(|scope| {
+            scope.spawn(|| pack(first));
+            pack(second);
+        });
     }
 
     pub(super) fn remove(&mut self, slug: &str) -> Option<Page> {
-        let page = self.pages.remove(slug)?;
+        let mut page = self.pages.remove(slug)?;
+        page.body.open();
         self.files.remove(&page.file);
         self.stamps.remove(slug);
         self.frozen.remove(slug);
@@ -338,7 +362,7 @@ impl Graph {
         let file = page.file.clone();
         let mut changed = false;
         let mut position = 0;
-        fill(&mut page.blocks, &mut position, &mut |block, position| {
+        fill(page.blocks_mut(), &mut position, &mut |block, position| {
             // A user's `id::` is the block's id, unless another block holds it already (a
             // copied block): then the block keeps the id it has, so it stays stable.
             if let Some(user) = ids::user_id(block)

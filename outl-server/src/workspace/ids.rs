@@ -176,11 +176,6 @@ pub fn assign_preorder(blocks: &mut [Block], ids: &[impl AsRef<str>]) {
     set_ids_preorder(blocks, &mut ids);
 }
 
-/// Number of blocks in a tree.
-pub fn count_blocks(blocks: &[Block]) -> usize {
-    blocks.iter().map(|b| 1 + count_blocks(&b.children)).sum()
-}
-
 /// For each new text, the index of the old text it continues, if any. Only old entries marked
 /// `available` are matched, and only new entries marked `wanted`.
 fn match_positions(

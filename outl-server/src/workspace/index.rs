@@ -24,7 +24,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
-use super::model::{Block, Page};
+use super::model::{Block, BlockList, BlockRecords, Page};
 use super::names::slug;
 use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
 use crate::outline::{self, Properties, TaskMarker};
@@ -205,7 +205,7 @@ impl Tables {
     fn register_new(&mut self, page: &Page) -> bool {
         let first = self.ids.names.len() as u32;
         let mut all_new = true;
-        for_each_block(&page.blocks, &mut |block| {
+        for_each_block(&page.blocks(), &mut |block| {
             all_new = all_new && self.ids.assign_new(&block.id).is_some();
         });
         if !all_new {
@@ -243,8 +243,9 @@ impl Tables {
             .and_then(Option::take)
             .unwrap_or_default();
         let ids = &self.ids;
-        let mut held: FxHashMap<&str, u32> = old
-            .blocks_preorder()
+        let old_blocks = old.blocks();
+        let mut held: FxHashMap<&str, u32> = old_blocks
+            .preorder()
             .into_iter()
             .zip(old_numbers.iter().copied())
             // A number another page's block has taken the id from is not the id's any more.
@@ -259,7 +260,7 @@ impl Tables {
     /// Gives page `p` the blocks of `page`, each with the number `kept` says or a fresh one.
     fn number_blocks(&mut self, p: u32, page: &Page, mut kept: impl FnMut(&Block) -> Option<u32>) {
         let mut numbers = Vec::new();
-        for_each_block(&page.blocks, &mut |block| {
+        for_each_block(&page.blocks(), &mut |block| {
             let n = kept(block).unwrap_or_else(|| self.ids.assign(&block.id));
             if self.block_pages.len() <= n as usize {
                 self.block_pages.resize(n as usize + 1, NO_PAGE);
@@ -519,7 +520,8 @@ fn keyed_list<'m, V: Default>(map: &'m mut FxHashMap<CompactString, V>, key: &st
 impl Lists {
     /// Adds what page `p` contributes.
     fn add_page(&mut self, tables: &Tables, p: u32, page: &Page, placement: Placement) {
-        let blocks = page.blocks_preorder();
+        let blocks = page.blocks();
+        let blocks = blocks.preorder();
         let numbers = tables.blocks_of(p);
         let c = contribution(page, p, &blocks, numbers);
         let slug = page.slug.as_str();
@@ -570,7 +572,8 @@ impl Lists {
 
     /// Takes out what page `p` (still numbered) contributed.
     fn remove_page(&mut self, tables: &Tables, p: u32, page: &Page) {
-        let blocks = page.blocks_preorder();
+        let blocks = page.blocks();
+        let blocks = blocks.preorder();
         let numbers = tables.blocks_of(p);
         let c = contribution(page, p, &blocks, numbers);
         let slug = page.slug.as_str();
@@ -627,7 +630,8 @@ impl Lists {
 }
 
 impl Index {
-    /// Replaces what `old` contributed with what `new` contributes.
+    /// Replaces what `old` contributed with what `new` contributes. Both are read several
+    /// times: a packed page is unpacked each time, so the graph opens them first.
     pub fn update(&mut self, old: Option<&Page>, new: Option<&Page>) {
         if let (Some(old), Some(new)) = (old, new)
             && old.slug == new.slug
@@ -1102,7 +1106,7 @@ impl Search {
     fn of_pages<'p>(pages: impl Iterator<Item = (&'p [u32], &'p Page)> + Clone) -> Search {
         let mut extents: FxHashMap<CompactString, Extent> = FxHashMap::default();
         for (numbers, page) in pages.clone() {
-            for (block, &n) in page.blocks_preorder().iter().zip(numbers) {
+            for (block, &n) in page.blocks().preorder().iter().zip(numbers) {
                 if n >= SEARCHABLE_BLOCKS {
                     continue;
                 }
@@ -1125,13 +1129,13 @@ impl Search {
 
     /// Adds the blocks of a page, numbered `numbers` in document order.
     fn add_page(&mut self, numbers: &[u32], page: &Page) {
-        for (block, &n) in page.blocks_preorder().iter().zip(numbers) {
+        for (block, &n) in page.blocks().preorder().iter().zip(numbers) {
             self.add(n, &block.text);
         }
     }
 
     fn remove_page(&mut self, numbers: &[u32], page: &Page) {
-        for (block, &n) in page.blocks_preorder().iter().zip(numbers) {
+        for (block, &n) in page.blocks().preorder().iter().zip(numbers) {
             self.remove(n, &block.text);
         }
     }
@@ -1139,8 +1143,8 @@ impl Search {
     /// Puts `new`, numbered `new_numbers`, in place of `old`, numbered `old_numbers`: a block
     /// whose number and text are the same in both is left as it is.
     fn replace_page(&mut self, old_numbers: &[u32], old: &Page, new_numbers: &[u32], new: &Page) {
-        let old_blocks = old.blocks_preorder();
-        let new_blocks = new.blocks_preorder();
+        let (old_blocks, new_blocks) = (old.blocks(), new.blocks());
+        let (old_blocks, new_blocks) = (old_blocks.preorder(), new_blocks.preorder());
         let old_texts: FxHashMap<u32, &str> = old_numbers
             .iter()
             .copied()
@@ -1241,36 +1245,32 @@ impl Search {
 }
 
 /// Reads blocks' texts by block number. Blocks asked for one after the other on one page (a
-/// phrase's candidates come by block number) share one walk of the page; a block on its own
-/// is walked to.
-struct BlockTexts<'i, 'a, F> {
+/// phrase's candidates come by block number) share one reading of the page.
+struct BlockTexts<'i, F> {
     tables: &'i Tables,
     /// The page of a slug.
     page: F,
-    /// The page of the block last read, and its position there.
-    last: Option<(u32, usize)>,
-    /// That page's blocks in document order, once a second block of it is read.
-    blocks: Vec<&'a Block>,
+    /// The page of the block last read, its blocks, and that block's position there.
+    last: Option<(u32, BlockRecords, usize)>,
 }
 
-impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
+impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, F> {
     fn new(tables: &'i Tables, page: F) -> Self {
         BlockTexts {
             tables,
             page,
             last: None,
-            blocks: Vec::new(),
         }
     }
 
     /// Page slug, block id and text of block `n`.
-    fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, &'a str)> {
+    fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, &str)> {
         let p = self.tables.page_of_block(n)?;
         let slug = self.tables.slugs.name(p);
         let numbers = self.tables.blocks_of(p);
-        let (same_page, from) = match self.last {
-            Some((last_page, at)) if last_page == p => (true, at.min(numbers.len())),
-            _ => (false, 0),
+        let from = match &self.last {
+            Some((last_page, _, at)) if *last_page == p => (*at).min(numbers.len()),
+            _ => 0,
         };
         // On one page, blocks mostly come in document order: look on from the last.
         let (before, after) = numbers.split_at(from);
@@ -1278,37 +1278,16 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
             Some(i) => from + i,
             None => before.iter().position(|&m| m == n)?,
         };
-        let block = if same_page {
-            if self.blocks.is_empty() {
-                self.blocks = (self.page)(slug)?.blocks_preorder();
-            }
-            *self.blocks.get(at)?
-        } else {
-            self.blocks.clear();
-            nth_block(&(self.page)(slug)?.blocks, at)?
-        };
-        self.last = Some((p, at));
+        if self.last.as_ref().is_none_or(|last| last.0 != p) {
+            self.last = Some((p, (self.page)(slug)?.body.records(), at));
+        }
+        let (_, records, last_at) = self.last.as_mut()?;
+        *last_at = at;
+        let (block_id, text) = records.text(at)?;
         let id = self.tables.ids.name(n);
         // A page changed behind the index is not read.
-        (block.id == id).then_some((slug, id, block.text.as_str()))
+        (block_id == id).then_some((slug, id, text))
     }
-}
-
-/// The block at `position` in document order.
-fn nth_block(blocks: &[Block], mut position: usize) -> Option<&Block> {
-    fn walk<'a>(blocks: &'a [Block], position: &mut usize) -> Option<&'a Block> {
-        for block in blocks {
-            if *position == 0 {
-                return Some(block);
-            }
-            *position -= 1;
-            if let Some(found) = walk(&block.children, position) {
-                return Some(found);
-            }
-        }
-        None
-    }
-    walk(blocks, &mut position)
 }
 
 struct ParsedQuery {
@@ -1476,7 +1455,7 @@ mod tests {
             kind: PageKind::Page,
             file: format!("pages/{name}.md"),
             properties,
-            blocks: blocks.into(),
+            body: blocks.into(),
             updated: 0,
             hash: String::new(),
         }
@@ -1601,10 +1580,10 @@ mod tests {
         pages[3] = edited;
         let mut taker = pages[5].clone();
         taker
-            .blocks
-            .push(page("x", "- moved here", "p6x").blocks.remove(0));
+            .blocks_mut()
+            .push(page("x", "- moved here", "p6x").blocks_mut().remove(0));
         let mut giver = pages[6].clone();
-        giver.blocks.remove(0);
+        giver.blocks_mut().remove(0);
         index.update(Some(&pages[5]), Some(&taker));
         index.update(Some(&pages[6]), Some(&giver));
         (pages[5], pages[6]) = (taker, giver);
@@ -1655,7 +1634,7 @@ mod tests {
         index.update(Some(&pages[7]), None);
         pages.remove(7);
         let mut taker = pages[2].clone();
-        taker.blocks.push(pages[3].blocks[0].clone());
+        taker.blocks_mut().push(pages[3].blocks()[0].clone());
         index.update(Some(&pages[2]), Some(&taker));
         pages[2] = taker;
 
@@ -1698,7 +1677,7 @@ mod tests {
             .expect("a numbered page");
         let numbers = index.tables.blocks_of(p).to_vec();
         let mut edited = pages[12].clone();
-        edited.blocks.last_mut().expect("a block").text = "changed in place #topic9".into();
+        edited.blocks_mut().last_mut().expect("a block").text = "changed in place #topic9".into();
         index.update(Some(&pages[12]), Some(&edited));
         assert_eq!(index.tables.blocks_of(p), numbers);
         pages[12] = edited;

@@ -169,7 +169,7 @@ pub fn page_of(file: &str, md: &str, format: NameFormat, updated: i64) -> Page {
         kind,
         file: file.to_string(),
         properties,
-        blocks: blocks.into(),
+        body: blocks.into(),
         updated,
         hash: content_hash(md.as_bytes()),
     }
@@ -187,25 +187,31 @@ pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, Strin
     let current_ids = sidecar_text
         .as_deref()
         .and_then(|text| Sidecar::ids_of_current(text, &md, &page.hash))
-        .filter(|ids| ids::count_blocks(&page.blocks) == ids.len());
+        .filter(|ids| page.body.count() == ids.len());
     let origin = match current_ids {
         Some(ids) => {
-            ids::assign_preorder(&mut page.blocks, &ids);
+            ids::assign_preorder(page.blocks_mut(), &ids);
             Origin::Known
         }
         None => match sidecar_text.as_deref().and_then(Sidecar::decode) {
             None => Origin::New,
             Some(sidecar) if sidecar.hash == page.hash => {
-                if ids::count_blocks(&page.blocks) == sidecar.ids.len() {
-                    ids::assign_preorder(&mut page.blocks, &sidecar.ids);
+                if page.body.count() == sidecar.ids.len() {
+                    ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
                 } else {
                     // Only a parser change can get here; keep what ids still fit.
-                    carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
+                    carry_ids(
+                        &base_page(file, &sidecar, format).blocks(),
+                        page.blocks_mut(),
+                    );
                 }
                 Origin::Known
             }
             Some(sidecar) => {
-                carry_ids(&base_page(file, &sidecar, format).blocks, &mut page.blocks);
+                carry_ids(
+                    &base_page(file, &sidecar, format).blocks(),
+                    page.blocks_mut(),
+                );
                 Origin::Ahead(Frozen::new(&page, &sidecar.hash, &sidecar.base, &md))
             }
         },
@@ -221,8 +227,8 @@ pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, Strin
 /// The page as outl last wrote or saw it, with the ids it had then.
 pub fn base_page(file: &str, sidecar: &Sidecar, format: NameFormat) -> Page {
     let mut page = page_of(file, &sidecar.base, format, 0);
-    if ids::count_blocks(&page.blocks) == sidecar.ids.len() {
-        ids::assign_preorder(&mut page.blocks, &sidecar.ids);
+    if page.body.count() == sidecar.ids.len() {
+        ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
     }
     page
 }

@@ -177,7 +177,7 @@ pub use graph::{BlockAt, Graph, Shadowed};
 pub use ids::carry_ids;
 pub use index::{Holder, Index, SearchHit, SearchPage};
 pub use load::Skipped;
-pub use model::{Block, Page, PageKind};
+pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
 pub use names::{NameFormat, slug};
 pub use oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
 pub use tree::Place;
@@ -548,7 +548,7 @@ impl Workspace {
 
     /// The markdown outl would write for this page.
     pub fn render_page(&self, page: &Page) -> String {
-        format::render(&page.properties, &page.blocks)
+        format::render(&page.properties, &page.blocks())
     }
 
     fn lock_writer(&self) -> MutexGuard<'_, Writer> {
@@ -733,7 +733,7 @@ impl Workspace {
             }
             if let (Some(after), Some(content)) = (&change.after, &content.after) {
                 let mut page = load::page_of(&after.file, &content.md, self.format, op.ts);
-                ids::assign_preorder(&mut page.blocks, &content.ids);
+                ids::assign_preorder(page.blocks_mut(), &content.ids);
                 let replaced = HashSet::from([page.slug.clone()]);
                 graph.fill_ids(&mut page, &replaced, &mut HashSet::new(), Minting::Derived);
                 graph.insert(page, None, None);
@@ -929,7 +929,8 @@ impl Workspace {
             hash: loaded.page.hash.clone(),
             ids: loaded
                 .page
-                .blocks_preorder()
+                .blocks()
+                .preorder()
                 .iter()
                 .map(|b| b.id.to_string())
                 .collect(),
@@ -1075,7 +1076,7 @@ fn load_parallel(root: &Path, files: &[String], format: NameFormat) -> (Vec<File
             .map(|file| {
                 let result = load::load(root, file, format);
                 if let Ok(l) = &result {
-                    blocks += ids::count_blocks(&l.page.blocks);
+                    blocks += l.page.body.count();
                 }
                 (file.clone(), result)
             })

@@ -20,7 +20,8 @@ fn ids_of(ws: &Workspace, slug: &str) -> Vec<(String, String)> {
     let page = snapshot
         .page(slug)
         .unwrap_or_else(|| panic!("no page {slug}"));
-    page.blocks_preorder()
+    page.blocks()
+        .preorder()
         .iter()
         .map(|b| (b.text.clone(), b.id.to_string()))
         .collect()
@@ -80,8 +81,8 @@ fn pages_are_read_with_names_slugs_and_kinds() {
         (page.slug.as_str(), page.name.as_str(), page.file.as_str()),
         ("project x", "Project X", "pages/Project X.md")
     );
-    assert_eq!(page.blocks[0].text, "TODO Call [[Bob]] about #launch");
-    assert_eq!(page.blocks[0].properties.get("priority").unwrap(), "high");
+    assert_eq!(page.blocks()[0].text, "TODO Call [[Bob]] about #launch");
+    assert_eq!(page.blocks()[0].properties.get("priority").unwrap(), "high");
     let journal = snapshot.resolve("2026-11-30").unwrap();
     assert_eq!(
         journal.kind,
@@ -91,10 +92,10 @@ fn pages_are_read_with_names_slugs_and_kinds() {
     );
     assert_eq!(snapshot.resolve("2026_11_30").unwrap().slug, "2026-11-30");
     assert!(ws.snapshot().block_count() >= 6);
-    let id = &page.blocks[0].id;
+    let id = &page.blocks()[0].id;
     assert_eq!(id.len(), 6);
     assert_eq!(snapshot.block(id).unwrap().page.slug, "project x");
-    assert_eq!(snapshot.block(id).unwrap().path(), vec![0]);
+    assert_eq!(snapshot.block(id).unwrap().path, vec![0]);
 }
 
 #[test]
@@ -111,7 +112,7 @@ fn ids_survive_reopening_and_are_never_written_into_markdown() {
     );
 
     ws.edit("block.update", &["project x"], |pages| {
-        pages[0].blocks[1].text = "DONE shipped twice".into();
+        pages[0].blocks_mut()[1].text = "DONE shipped twice".into();
         Ok(())
     })
     .unwrap();
@@ -131,7 +132,7 @@ fn user_id_property_is_the_block_id() {
     let snapshot = ws.snapshot();
     let block = snapshot.block("ref-target").unwrap();
     assert_eq!(block.page.slug, "bob");
-    assert_eq!(block.block.properties.get("id").unwrap(), "ref-target");
+    assert_eq!(block.block().properties.get("id").unwrap(), "ref-target");
 }
 
 #[test]
@@ -142,8 +143,8 @@ fn replacing_a_page_keeps_the_ids_of_unchanged_blocks() {
     let new_md = "- a new first block\n- TODO Call [[Bob]] about #launch\n- DONE shipped\n";
     ws.edit("page.update", &["project x"], |pages| {
         let mut blocks = ws.parse_blocks(new_md);
-        carry_ids(&pages[0].blocks, &mut blocks);
-        pages[0].blocks = blocks.into();
+        carry_ids(&pages[0].blocks(), &mut blocks);
+        pages[0].body = blocks.into();
         Ok(())
     })
     .unwrap();
@@ -188,7 +189,7 @@ fn an_external_edit_freezes_the_page_until_reconciled() {
     .unwrap();
 
     let err = ws.edit("block.update", &["project x"], |pages| {
-        pages[0].blocks[0].text = "changed".into();
+        pages[0].blocks_mut()[0].text = "changed".into();
         Ok(())
     });
     let err = err.unwrap_err();
@@ -232,7 +233,7 @@ fn an_external_edit_freezes_the_page_until_reconciled() {
     assert_eq!(id_of(&ws, "project x", "added in another editor"), added);
     assert_eq!(ws.reconcile("project x").unwrap(), None);
     ws.edit("block.update", &["project x"], |pages| {
-        pages[0].blocks[0].text = "TODO call Bob".into();
+        pages[0].blocks_mut()[0].text = "TODO call Bob".into();
         Ok(())
     })
     .unwrap();
@@ -267,7 +268,7 @@ fn refresh_picks_up_files_created_edited_and_deleted_outside() {
     drop(snapshot);
     // The new page is writable at once; it is new, not ahead of the log.
     ws.edit("block.update", &["new one"], |pages| {
-        pages[0].blocks[0].text = "fresh and edited".into();
+        pages[0].blocks_mut()[0].text = "fresh and edited".into();
         Ok(())
     })
     .unwrap();
@@ -335,7 +336,7 @@ fn undo_and_redo_follow_editor_semantics() {
     let original = fs::read_to_string(dir.path().join("pages/Bob.md")).unwrap();
     let bob_ids = ids_of(&ws, "bob");
     ws.edit("block.update", &["bob"], |pages| {
-        pages[0].blocks[0].text = "Bob left".into();
+        pages[0].blocks_mut()[0].text = "Bob left".into();
         Ok(())
     })
     .unwrap();
@@ -356,7 +357,7 @@ fn undo_and_redo_follow_editor_semantics() {
     // A new edit clears the redo stack.
     ws.undo().unwrap();
     ws.edit("block.update", &["bob"], |pages| {
-        pages[0].blocks[0].text = "Bob stayed".into();
+        pages[0].blocks_mut()[0].text = "Bob stayed".into();
         Ok(())
     })
     .unwrap();
@@ -369,7 +370,7 @@ fn undo_and_redo_follow_editor_semantics() {
     ws.undo().unwrap();
     assert!(ws.snapshot().page("temp").is_none());
     ws.redo().unwrap();
-    assert_eq!(ids_of(&ws, "temp")[0].1, created.blocks[0].id);
+    assert_eq!(ids_of(&ws, "temp")[0].1, created.blocks()[0].id);
 
     // The history survives a reopen.
     drop(ws);
@@ -387,7 +388,7 @@ fn undo_and_redo_follow_editor_semantics() {
 fn undo_refuses_to_clobber_a_later_change() {
     let (dir, ws) = sample_workspace();
     ws.edit("block.update", &["bob"], |pages| {
-        pages[0].blocks[0].text = "first".into();
+        pages[0].blocks_mut()[0].text = "first".into();
         Ok(())
     })
     .unwrap();
@@ -428,7 +429,7 @@ fn a_logged_op_whose_pages_were_not_written_is_rolled_forward_on_open() {
     let before = fs::read_to_string(&file).unwrap();
     let sidecar_before = fs::read(sidecar::path(ws.root(), "pages/Bob.md")).unwrap();
     ws.edit("block.update", &["bob"], |pages| {
-        pages[0].blocks[0].text = "rolled forward".into();
+        pages[0].blocks_mut()[0].text = "rolled forward".into();
         Ok(())
     })
     .unwrap();
@@ -447,7 +448,7 @@ fn a_logged_op_whose_pages_were_not_written_is_rolled_forward_on_open() {
 fn a_torn_log_line_is_dropped_and_writing_goes_on() {
     let (dir, ws) = sample_workspace();
     ws.edit("x", &["bob"], |pages| {
-        pages[0].blocks[0].text = "kept".into();
+        pages[0].blocks_mut()[0].text = "kept".into();
         Ok(())
     })
     .unwrap();
@@ -459,7 +460,7 @@ fn a_torn_log_line_is_dropped_and_writing_goes_on() {
     let ws = Workspace::open(dir.path()).unwrap();
     assert_eq!(texts(&ws, "bob")[0], "kept");
     ws.edit("x", &["bob"], |pages| {
-        pages[0].blocks[0].text = "again".into();
+        pages[0].blocks_mut()[0].text = "again".into();
         Ok(())
     })
     .unwrap();
@@ -581,7 +582,7 @@ fn index_answers_links_tags_tasks_properties_and_refs() {
 fn index_follows_writes() {
     let (_dir, ws) = sample_workspace();
     ws.edit("block.update", &["project x"], |pages| {
-        pages[0].blocks[0].text = "DONE Called [[Alice]]".into();
+        pages[0].blocks_mut()[0].text = "DONE Called [[Alice]]".into();
         Ok(())
     })
     .unwrap();
@@ -672,7 +673,7 @@ fn a_second_instance_sees_the_first_ones_writes_and_writes_on_top() {
     let second = Workspace::open(dir.path()).unwrap();
     first
         .edit("block.update", &["bob"], |pages| {
-            pages[0].blocks[0].text = "from the first".into();
+            pages[0].blocks_mut()[0].text = "from the first".into();
             Ok(())
         })
         .unwrap();
@@ -681,10 +682,10 @@ fn a_second_instance_sees_the_first_ones_writes_and_writes_on_top() {
         .unwrap();
     // Reads catch up with the log; ids are the writer's.
     assert_eq!(texts(&second, "bob")[0], "from the first");
-    assert_eq!(ids_of(&second, "shared")[0].1, created.blocks[0].id);
+    assert_eq!(ids_of(&second, "shared")[0].1, created.blocks()[0].id);
     second
         .edit("block.update", &["bob"], |pages| {
-            pages[0].blocks[1].text = "from the second".into();
+            pages[0].blocks_mut()[1].text = "from the second".into();
             Ok(())
         })
         .unwrap();
@@ -712,7 +713,7 @@ fn reads_notice_files_changed_outside_after_a_while() {
     let snapshot = ws.snapshot();
     assert!(snapshot.page("dropped in").is_some());
     assert_eq!(
-        snapshot.page("bob").unwrap().blocks[0].text,
+        snapshot.page("bob").unwrap().blocks()[0].text,
         "rewritten elsewhere"
     );
     assert!(snapshot.frozen_page("bob").is_some());
@@ -725,7 +726,7 @@ fn a_rotated_log_keeps_recent_history_and_other_instances_reload() {
     ws.lock_writer().log.set_segment_limit(1);
     for i in 0..5 {
         ws.edit("block.update", &["bob"], |pages| {
-            pages[0].blocks[0].text = format!("version {i}");
+            pages[0].blocks_mut()[0].text = format!("version {i}");
             Ok(())
         })
         .unwrap();
@@ -734,7 +735,7 @@ fn a_rotated_log_keeps_recent_history_and_other_instances_reload() {
     // The other instance missed ops that are gone from the log: it reads the pages again.
     other
         .edit("block.update", &["bob"], |pages| {
-            pages[0].blocks[1].text = "edited by the other".into();
+            pages[0].blocks_mut()[1].text = "edited by the other".into();
             Ok(())
         })
         .unwrap();
@@ -811,7 +812,7 @@ fn the_index_built_on_two_threads_matches_the_one_built_page_by_page() {
     drop(snapshot);
     // The merged index keeps working incrementally.
     ws.edit("block.update", &["page 3"], |pages| {
-        pages[0].blocks[1].text = "DONE something else".into();
+        pages[0].blocks_mut()[1].text = "DONE something else".into();
         Ok(())
     })
     .unwrap();
@@ -857,7 +858,7 @@ fn a_watched_workspace_notices_outside_edits_without_a_read() {
     });
     let graph = ws.graph();
     assert_eq!(
-        graph.page("bob").unwrap().blocks[0].text,
+        graph.page("bob").unwrap().blocks()[0].text,
         "rewritten elsewhere"
     );
     assert!(graph.block("ref-target").is_none());
@@ -913,7 +914,7 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     let last_seen = Listing::take(ws.root()).stamps;
     assert!(!ws.differs_from_disk(&Listing::take(ws.root()), &last_seen));
     ws.edit("block.update", &["bob"], |pages| {
-        pages[0].blocks[0].text = "edited by outl".into();
+        pages[0].blocks_mut()[0].text = "edited by outl".into();
         Ok(())
     })
     .unwrap();
@@ -970,6 +971,42 @@ fn everything(ws: &Workspace) -> String {
     )
 }
 
+/// Whether `ws` holds every page that has blocks packed.
+fn all_packed(ws: &Workspace) -> bool {
+    ws.snapshot()
+        .pages()
+        .all(|page| page.body.count() == 0 || page.body.is_packed())
+}
+
+#[test]
+fn the_graph_holds_its_pages_packed_after_a_read_a_write_a_refresh_and_a_cache_open() {
+    let (dir, ws) = sample_workspace();
+    assert!(all_packed(&ws));
+    ws.edit("test", &["bob"], |pages| {
+        pages[0].blocks_mut()[0].text = "edited".into();
+        Ok(())
+    })
+    .unwrap();
+    assert!(all_packed(&ws));
+    write(
+        dir.path(),
+        "pages/Outside.md",
+        "- written outside
+	- a child
+",
+    );
+    ws.refresh().unwrap();
+    assert_eq!(ws.snapshot().page("outside").unwrap().body.count(), 2);
+    assert!(all_packed(&ws));
+    let ws = reopen(ws, dir.path());
+    assert!(from_cache(&ws));
+    assert!(all_packed(&ws));
+    assert_eq!(
+        ws.snapshot().page("bob").unwrap().blocks()[0].text,
+        "edited"
+    );
+}
+
 #[test]
 fn a_reopened_workspace_comes_from_the_cache_as_a_full_read_would_give_it() {
     let (dir, ws) = sample_workspace();
@@ -1009,7 +1046,7 @@ fn the_writes_another_process_made_since_the_cache_are_read_from_their_files() {
     let second = Workspace::open(dir.path()).unwrap();
     second
         .edit("block.update", &["bob"], |pages| {
-            pages[0].blocks[0].text = "from the second".into();
+            pages[0].blocks_mut()[0].text = "from the second".into();
             Ok(())
         })
         .unwrap();
@@ -1023,7 +1060,7 @@ fn the_writes_another_process_made_since_the_cache_are_read_from_their_files() {
     assert_eq!(texts(&third, "bob")[0], "from the second");
     assert!(third.snapshot().page("project x").is_none());
     assert!(third.snapshot().page("project y").is_some());
-    assert_eq!(ids_of(&third, "shared")[0].1, created.blocks[0].id);
+    assert_eq!(ids_of(&third, "shared")[0].1, created.blocks()[0].id);
     let seen = everything(&third);
     drop(third);
     fs::remove_file(dir.path().join(".outl/cache")).unwrap();
@@ -1160,8 +1197,8 @@ fn ids_a_sidecar_shares_with_another_page_or_repeats_are_minted_anew_at_open() {
     let snapshot = ws.snapshot();
     assert_eq!(snapshot.block_count(), 5);
     for (text, id) in a.iter().chain(&b_now) {
-        let found = snapshot.block(id).map(|at| at.block.text.as_str());
-        assert_eq!(found, Some(text.as_str()));
+        let found = snapshot.block(id).map(|at| at.block().text.clone());
+        assert_eq!(found.as_deref(), Some(text.as_str()));
     }
     drop(snapshot);
     drop(ws);

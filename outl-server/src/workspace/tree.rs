@@ -5,7 +5,7 @@
 
 use thin_vec::ThinVec;
 
-use super::model::{Block, Page};
+use super::model::{Block, BlockList, Page};
 
 /// Where [`Page::put_block`] puts a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +21,7 @@ pub enum Place<'a> {
 impl Page {
     /// Removes the block with this id, with its subtree, and returns it.
     pub fn take_block(&mut self, id: &str) -> Option<Block> {
-        take_from(&mut self.blocks, id)
+        take_from(self.blocks_mut(), id)
     }
 
     /// Puts `block` (with its subtree) at `place`; gives it back when the block `place` names
@@ -29,29 +29,18 @@ impl Page {
     pub fn put_block(&mut self, place: Place<'_>, block: Block) -> Result<(), Block> {
         match place {
             Place::End => {
-                self.blocks.push(block);
+                self.blocks_mut().push(block);
                 Ok(())
             }
-            Place::LastChildOf(parent) => match self.find_block_mut(parent) {
+            Place::LastChildOf(parent) => match self.blocks_mut().find_mut(parent) {
                 Some(parent) => {
                     parent.children.push(block);
                     Ok(())
                 }
                 None => Err(block),
             },
-            Place::After(sibling) => put_after(&mut self.blocks, sibling, block),
+            Place::After(sibling) => put_after(self.blocks_mut(), sibling, block),
         }
-    }
-
-    /// The block at a path of child indexes from the top level (as
-    /// [`find_block`](Page::find_block) returns it).
-    pub fn block_at(&self, path: &[usize]) -> Option<&Block> {
-        let (first, rest) = path.split_first()?;
-        let mut block = self.blocks.get(*first)?;
-        for &i in rest {
-            block = block.children.get(i)?;
-        }
-        Some(block)
     }
 }
 
@@ -113,13 +102,14 @@ mod tests {
             kind: PageKind::Page,
             file: "pages/p.md".into(),
             properties: Default::default(),
-            blocks: thin_vec::thin_vec![
+            body: thin_vec::thin_vec![
                 block(
                     "a",
                     vec![block("b", vec![block("c", vec![])]), block("d", vec![])],
                 ),
                 block("e", vec![]),
-            ],
+            ]
+            .into(),
             updated: 0,
             hash: String::new(),
         }
@@ -146,10 +136,10 @@ mod tests {
         let b = p.take_block("b").expect("b is on the page");
         assert_eq!(shape(&[b.clone()]), "b(c)");
         assert_eq!(b.subtree_len(), 2);
-        assert_eq!(shape(&p.blocks), "a(d) e");
+        assert_eq!(shape(&p.blocks()), "a(d) e");
         assert_eq!(p.take_block("c"), None, "c left with b");
         assert_eq!(p.take_block("e").map(|e| e.id), Some("e".into()));
-        assert_eq!(shape(&p.blocks), "a(d)");
+        assert_eq!(shape(&p.blocks()), "a(d)");
     }
 
     #[test]
@@ -160,7 +150,7 @@ mod tests {
         p.put_block(Place::After("b"), block("y", vec![])).unwrap();
         p.put_block(Place::After("e"), block("z", vec![])).unwrap();
         p.put_block(Place::End, block("w", vec![])).unwrap();
-        assert_eq!(shape(&p.blocks), "a(b(c(x)) y d) e z w");
+        assert_eq!(shape(&p.blocks()), "a(b(c(x)) y d) e z w");
     }
 
     #[test]
@@ -170,19 +160,20 @@ mod tests {
         assert_eq!(back.map_err(|b| shape(&[b])), Err("x(x1)".to_string()));
         let back = p.put_block(Place::LastChildOf("nope"), block("y", vec![]));
         assert_eq!(back.map_err(|b| b.id), Err("y".into()));
-        assert_eq!(shape(&p.blocks), "a(b(c) d) e");
+        assert_eq!(shape(&p.blocks()), "a(b(c) d) e");
     }
 
     #[test]
     fn paths_and_containment() {
         let p = page();
-        let (path, _) = p.find_block("c").unwrap();
+        let blocks = p.blocks();
+        let (path, _) = blocks.find("c").unwrap();
         assert_eq!(path, [0, 0, 0]);
-        assert_eq!(p.block_at(&path).map(|b| b.id.as_str()), Some("c"));
-        assert_eq!(p.block_at(&[0, 1]).map(|b| b.id.as_str()), Some("d"));
-        assert_eq!(p.block_at(&[0, 2]), None);
-        assert_eq!(p.block_at(&[]), None);
-        let a = p.block_at(&[0]).unwrap();
+        assert_eq!(blocks.at(&path).map(|b| b.id.as_str()), Some("c"));
+        assert_eq!(blocks.at(&[0, 1]).map(|b| b.id.as_str()), Some("d"));
+        assert_eq!(blocks.at(&[0, 2]), None);
+        assert_eq!(blocks.at(&[]), None);
+        let a = blocks.at(&[0]).unwrap();
         assert!(a.contains("a") && a.contains("c") && !a.contains("e"));
     }
 }

@@ -82,7 +82,7 @@ fn preorder_ids(blocks: &[Block]) -> Vec<String> {
 }
 
 fn same_content(a: &Page, b: &Page) -> bool {
-    a.properties == b.properties && a.blocks == b.blocks
+    a.properties == b.properties && a.body == b.body
 }
 
 impl Workspace {
@@ -304,17 +304,20 @@ impl Workspace {
             let merged = before
                 .as_ref()
                 .and_then(|ours| self.merge_stale_edit(w, &file, &ours.md, &loaded.md));
-            let shown = self.graph().page(&slug).map(|page| page.blocks.clone());
+            let shown = self
+                .graph()
+                .page(&slug)
+                .map(|page| page.blocks().into_owned());
             let (before, page, md) = match merged {
                 Some(md) => {
                     let mut page = load::page_of(&file, &md, self.format, loaded.page.updated);
                     // outl's blocks keep the ids their writes returned; the file's own blocks
                     // the ids the frozen page was read with, where those are still free.
                     if let Some(ours) = &before {
-                        carry_ids(&ours.page.blocks, &mut page.blocks);
+                        carry_ids(&ours.page.blocks(), page.blocks_mut());
                     }
                     if let Some(shown) = &shown {
-                        fill_ids_by_text(shown, &mut page.blocks);
+                        fill_ids_by_text(shown, page.blocks_mut());
                     }
                     // The op starts from the file as it is, so that applying it (now, or
                     // after a crash) writes the merge over it.
@@ -328,7 +331,7 @@ impl Workspace {
                     let mut page = loaded.page;
                     // The ids the frozen page has been read with are the ones callers have seen.
                     if let Some(shown) = &shown {
-                        carry_ids(shown, &mut page.blocks);
+                        carry_ids(shown, page.blocks_mut());
                     }
                     (before, page, loaded.md)
                 }
@@ -455,7 +458,7 @@ impl Workspace {
             kind,
             file,
             properties,
-            blocks: blocks.into(),
+            body: blocks.into(),
             updated: 0,
             hash: String::new(),
         })
@@ -468,6 +471,9 @@ impl Workspace {
             let page = graph.resolve(name).ok_or_else(|| not_found(name))?;
             (page.clone(), graph.frozen_page(&page.slug).is_some())
         };
+        // A write works on the blocks open; the graph packs the page it keeps.
+        let mut page = page;
+        page.body.open();
         let path = self.root.join(&page.file);
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
@@ -573,7 +579,7 @@ impl Workspace {
             let after = match (target, target_content) {
                 (Some(version), Some(content)) => {
                     let mut page = load::page_of(&version.file, &content.md, self.format, 0);
-                    ids::assign_preorder(&mut page.blocks, &content.ids);
+                    ids::assign_preorder(page.blocks_mut(), &content.ids);
                     Some(Draft {
                         page,
                         md: Some(content.md.clone()),
@@ -637,7 +643,7 @@ impl Workspace {
                 (None, Some(before)) if same_content(&before.page, &draft.page) => {
                     before.md.clone()
                 }
-                (None, _) => format::render(&draft.page.properties, &draft.page.blocks),
+                (None, _) => format::render(&draft.page.properties, &draft.page.blocks()),
             };
             let mut page = load::page_of(&draft.page.file, &md, self.format, 0);
             if page.slug != draft.page.slug {
@@ -655,11 +661,11 @@ impl Workspace {
                     format!("one op writes page {:?} twice", page.slug),
                 ));
             }
-            if ids::count_blocks(&page.blocks) == ids::count_blocks(&draft.page.blocks) {
-                ids::assign_preorder(&mut page.blocks, &preorder_ids(&draft.page.blocks));
+            if page.body.count() == draft.page.body.count() {
+                ids::assign_preorder(page.blocks_mut(), &preorder_ids(&draft.page.blocks()));
             } else {
                 // The text of a block held markdown that parses as more (or fewer) blocks.
-                carry_ids(&draft.page.blocks, &mut page.blocks);
+                carry_ids(&draft.page.blocks(), page.blocks_mut());
             }
             {
                 let graph = self.graph();
@@ -707,11 +713,11 @@ impl Workspace {
             body.pages.push(ChangeContent {
                 before: change.before.as_ref().map(|b| Content {
                     md: b.md.clone(),
-                    ids: preorder_ids(&b.page.blocks),
+                    ids: preorder_ids(&b.page.blocks()),
                 }),
                 after: after.as_ref().map(|(page, md)| Content {
                     md: md.clone(),
-                    ids: preorder_ids(&page.blocks),
+                    ids: preorder_ids(&page.blocks()),
                 }),
             });
         }
@@ -840,7 +846,7 @@ fn conflict(op: &Op, version: &PageVersion, why: &str, actual: Option<&str>) -> 
 /// Rewrites links to `old` in a page's blocks and properties.
 fn rename_links_in(page: &mut Page, old: &Page, new_name: &str) {
     rename_in_properties(&mut page.properties, &old.name, new_name);
-    rename_in_blocks(&mut page.blocks, &old.name, new_name);
+    rename_in_blocks(page.blocks_mut(), &old.name, new_name);
 }
 
 fn rename_in_properties(properties: &mut Properties, old_name: &str, new_name: &str) {
@@ -1013,7 +1019,7 @@ mod tests {
 
     fn update_bob(ws: &Workspace, text: &str) {
         ws.edit("block.update", &["bob"], |pages| {
-            pages[0].blocks[0].text = text.into();
+            pages[0].blocks_mut()[0].text = text.into();
             Ok(())
         })
         .unwrap();
