@@ -647,7 +647,7 @@ mod tests {
             .filter(|b| b.children.is_empty() && b.id != child.id)
             .map(|b| b.id.as_str())
             .collect();
-        let all_pages: Vec<_> = graph.pages().map(|p| p.blocks().into_owned()).collect();
+        let all_pages: Vec<_> = graph.pages().map(|p| p.blocks().to_vec()).collect();
         let all_blocks: Vec<_> = all_pages.iter().flat_map(|b| b.preorder()).collect();
         let tag = all_blocks
             .iter()

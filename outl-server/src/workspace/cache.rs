@@ -27,7 +27,8 @@ use thin_vec::ThinVec;
 use super::STATE_DIR;
 use super::disk::{self, Durability};
 use super::load::Stamp;
-use super::model::{Block, Blocks, Page, PageKind};
+use super::model::{Block, Page, PageKind};
+use super::packed::Blocks;
 use crate::outline::{Properties, TaskMarker};
 
 const CACHE_FILE: &str = "cache";
@@ -245,42 +246,62 @@ pub(super) fn decode_list<T: Persist>(bytes: &[u8]) -> Result<Vec<T>, Corrupt> {
     take_all(&mut input).and_then(|items| input.end(items))
 }
 
-/// Where each block's record starts in a list of blocks [`encode_list`] wrote, in document
-/// order: a record (id, text, properties, children) puts the block's children right after
-/// it, so one pass finds every block without building the tree.
-pub(super) fn block_records(bytes: &[u8]) -> Result<Vec<usize>, Corrupt> {
-    let mut input = Decoder::new(bytes);
-    let mut left = input.take_len()?;
-    let mut starts = Vec::with_capacity(left);
-    while left > 0 {
-        left -= 1;
-        starts.push(bytes.len() - input.bytes.len());
-        let _id = input.take_counted()?;
-        let _text = input.take_counted()?;
-        for _ in 0..input.take_len()? {
-            input.take_counted()?;
-            input.take_counted()?;
-        }
-        left += input.take_len()?;
+/// The blocks of a list [`encode_list`] wrote, read one record at a time. A block's record
+/// (id, text, properties, the count of its children) comes right before its children's, so
+/// the records follow each other in document order, and reading them from any record on
+/// needs no tree.
+pub(super) struct Records<'a> {
+    input: Decoder<'a>,
+}
+
+impl<'a> Records<'a> {
+    /// The records of a whole list: `bytes` starts with the list's count.
+    pub fn of_list(bytes: &'a [u8]) -> Result<Records<'a>, Corrupt> {
+        let mut input = Decoder::new(bytes);
+        input.take_len()?;
+        Ok(Records { input })
     }
-    input.end(starts)
-}
 
-/// Id and text of the block whose record starts at `start` (see [`block_records`]).
-pub(super) fn block_text_at(bytes: &[u8], start: usize) -> Result<(&str, &str), Corrupt> {
-    let mut input = Decoder::new(bytes.get(start..).ok_or(Corrupt)?);
-    Ok((input.take_str()?, input.take_str()?))
-}
+    /// The records from one on: `bytes` starts where a record does.
+    pub fn from_record(bytes: &'a [u8]) -> Records<'a> {
+        Records {
+            input: Decoder::new(bytes),
+        }
+    }
 
-/// The block whose record starts at `start`, without its children.
-pub(super) fn block_at(bytes: &[u8], start: usize) -> Result<Block, Corrupt> {
-    let mut input = Decoder::new(bytes.get(start..).ok_or(Corrupt)?);
-    Ok(Block {
-        id: Persist::take(&mut input)?,
-        text: Persist::take(&mut input)?,
-        properties: Persist::take(&mut input)?,
-        children: ThinVec::new(),
-    })
+    /// Bytes left after the records read so far.
+    pub fn left(&self) -> usize {
+        self.input.bytes.len()
+    }
+
+    /// The next block, without its children.
+    pub fn next_block(&mut self) -> Result<Block, Corrupt> {
+        let block = Block {
+            id: Persist::take(&mut self.input)?,
+            text: Persist::take(&mut self.input)?,
+            properties: Persist::take(&mut self.input)?,
+            children: ThinVec::new(),
+        };
+        self.skip_children_count()?;
+        Ok(block)
+    }
+
+    /// Passes the next record over.
+    pub fn skip(&mut self) -> Result<(), Corrupt> {
+        self.input.take_counted()?;
+        self.input.take_counted()?;
+        for _ in 0..self.input.take_len()? {
+            self.input.take_counted()?;
+            self.input.take_counted()?;
+        }
+        self.skip_children_count()
+    }
+
+    /// The children's records follow, maybe past the end of these bytes (a chunk of them,
+    /// see `packed`): their count is not checked against what is left.
+    fn skip_children_count(&mut self) -> Result<(), Corrupt> {
+        usize::take(&mut self.input).map(drop)
+    }
 }
 
 /// `value` written and read back, as a cache would hold it.
@@ -564,6 +585,7 @@ impl Persist for Properties {
     }
 }
 
+// `Records` reads this layout one record at a time.
 persist_fields!(Block {
     id,
     text,

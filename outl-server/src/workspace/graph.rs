@@ -1,7 +1,6 @@
 //! The in-memory state of a workspace that reads see: pages by slug, what is frozen, and the
 //! index, whose block table is also the map from block id to page.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use rustc_hash::FxHashMap;
@@ -12,7 +11,7 @@ use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
 use super::index::{Index, SearchHit, SearchPage};
 use super::load::{Skipped, Stamp};
-use super::model::{Block, BlockList, Page, PageKind};
+use super::model::{Block, BlockList, BlocksRead, Page, PageKind};
 use super::names::{self, slug};
 use crate::outline;
 
@@ -26,10 +25,9 @@ pub struct Shadowed {
 }
 
 /// A block found by id, in its page's blocks.
-#[derive(Debug, Clone)]
 pub struct BlockAt<'a> {
     pub page: &'a Page,
-    blocks: Cow<'a, [Block]>,
+    blocks: BlocksRead<'a>,
     /// Child indexes from the page's top level down to the block.
     pub path: Vec<usize>,
 }
@@ -125,11 +123,11 @@ impl Graph {
         Some(BlockAt { page, blocks, path })
     }
 
-    /// The block with this id, without its children, read from its page's blocks one by one
-    /// rather than unpacked into a tree.
+    /// The block with this id, without its children, read without unpacking its page.
     pub fn block_alone(&self, id: &str) -> Option<Block> {
-        let page = self.pages.get(self.index.page_of_block(id)?)?;
-        page.body.records().block(id)
+        let (slug, position) = self.index.place_of_block(id)?;
+        let block = self.pages.get(slug)?.body.block_at(position)?;
+        (block.id == id).then_some(block)
     }
 
     /// Slug of the page holding the block.

@@ -24,7 +24,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
-use super::model::{Block, BlockList, BlockRecords, Page};
+use super::model::{Block, BlockList, Page};
 use super::names::slug;
 use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
 use crate::outline::{self, Properties, TaskMarker};
@@ -743,6 +743,15 @@ impl Index {
         Some(self.tables.slugs.name(p))
     }
 
+    /// Slug of the page holding the block with this id, and the block's position there in
+    /// document order.
+    pub fn place_of_block(&self, id: &str) -> Option<(&str, usize)> {
+        let n = self.tables.ids.get(id)?;
+        let p = self.tables.page_of_block(n)?;
+        let at = self.tables.blocks_of(p).iter().position(|&m| m == n)?;
+        Some((self.tables.slugs.name(p), at))
+    }
+
     /// Number of distinct block ids.
     pub fn block_count(&self) -> usize {
         self.tables.ids.len()
@@ -885,7 +894,7 @@ impl Index {
             candidates.retain(|&(_, n)| {
                 texts
                     .get(n)
-                    .is_some_and(|(_, _, text)| parsed.phrases_match(text))
+                    .is_some_and(|(_, _, text)| parsed.phrases_match(&text))
             });
         }
         let total = candidates.len();
@@ -918,7 +927,7 @@ impl Index {
                     slug: slug.to_string(),
                     block: id.to_string(),
                     score,
-                    snippet: snippet(text, &parsed.terms),
+                    snippet: snippet(&text, &parsed.terms),
                 })
             })
             .collect();
@@ -1244,14 +1253,14 @@ impl Search {
     }
 }
 
-/// Reads blocks' texts by block number. Blocks asked for one after the other on one page (a
-/// phrase's candidates come by block number) share one reading of the page.
+/// Reads blocks' texts by block number, each block alone (see [`Blocks::block_at`]).
 struct BlockTexts<'i, F> {
     tables: &'i Tables,
     /// The page of a slug.
     page: F,
-    /// The page of the block last read, its blocks, and that block's position there.
-    last: Option<(u32, BlockRecords, usize)>,
+    /// The page of the block last read, and its position there: a phrase's candidates come
+    /// by block number, a page's mostly in document order.
+    last: Option<(u32, usize)>,
 }
 
 impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, F> {
@@ -1264,12 +1273,12 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, F> {
     }
 
     /// Page slug, block id and text of block `n`.
-    fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, &str)> {
+    fn get(&mut self, n: u32) -> Option<(&'i str, &'i str, String)> {
         let p = self.tables.page_of_block(n)?;
         let slug = self.tables.slugs.name(p);
         let numbers = self.tables.blocks_of(p);
-        let from = match &self.last {
-            Some((last_page, _, at)) if *last_page == p => (*at).min(numbers.len()),
+        let from = match self.last {
+            Some((last_page, at)) if last_page == p => at.min(numbers.len()),
             _ => 0,
         };
         // On one page, blocks mostly come in document order: look on from the last.
@@ -1278,15 +1287,11 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, F> {
             Some(i) => from + i,
             None => before.iter().position(|&m| m == n)?,
         };
-        if self.last.as_ref().is_none_or(|last| last.0 != p) {
-            self.last = Some((p, (self.page)(slug)?.body.records(), at));
-        }
-        let (_, records, last_at) = self.last.as_mut()?;
-        *last_at = at;
-        let (block_id, text) = records.text(at)?;
+        self.last = Some((p, at));
+        let block = (self.page)(slug)?.body.block_at(at)?;
         let id = self.tables.ids.name(n);
         // A page changed behind the index is not read.
-        (block_id == id).then_some((slug, id, text))
+        (block.id == id).then_some((slug, id, block.text))
     }
 }
 

@@ -152,6 +152,7 @@ mod merge;
 mod model;
 mod names;
 mod oplog;
+mod packed;
 mod postings;
 mod sidecar;
 mod tree;

@@ -304,10 +304,7 @@ impl Workspace {
             let merged = before
                 .as_ref()
                 .and_then(|ours| self.merge_stale_edit(w, &file, &ours.md, &loaded.md));
-            let shown = self
-                .graph()
-                .page(&slug)
-                .map(|page| page.blocks().into_owned());
+            let shown = self.graph().page(&slug).map(|page| page.blocks().to_vec());
             let (before, page, md) = match merged {
                 Some(md) => {
                     let mut page = load::page_of(&file, &md, self.format, loaded.page.updated);
