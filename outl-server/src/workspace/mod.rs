@@ -642,8 +642,7 @@ impl Workspace {
             }
             None => {
                 let graph = self.load_all()?;
-                *self.graph_mut() = graph;
-                true
+                !self.adopt_from_cache(&w.log, graph)?
             }
         };
         if cache_is_stale {
@@ -654,6 +653,38 @@ impl Workspace {
         // from before a long load.
         w.last_refresh = Instant::now();
         Ok(())
+    }
+
+    /// Serves `graph`, which a full read made, as the cache it saves now gives it back: a
+    /// full read leaves the block trees it parsed, then packed, freed among what it keeps,
+    /// memory the system cannot take back; decoded from the cache, the same graph sits in
+    /// memory of its own (at 100,000 pages, 2.4x the markdown instead of 4x; see
+    /// docs/performance.md). Returns whether the cache was saved; when it cannot be, `graph`
+    /// is served as it is.
+    fn adopt_from_cache(&self, log: &OpLog, graph: Graph) -> Result<bool, Error> {
+        let Some(draft) = graph.draft(log.last_seq()) else {
+            *self.graph_mut() = graph;
+            return Ok(false);
+        };
+        if let Some(previous) = self.saving.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = previous.join();
+        }
+        if let Err(e) = draft.write(&self.root) {
+            tracing::warn!("cannot save the cache: {e}");
+            *self.graph_mut() = graph;
+            return Ok(false);
+        }
+        drop(graph);
+        release_freed_memory();
+        match self.restore_cached(log) {
+            Some((graph, listing)) => {
+                *self.graph_mut() = graph;
+                self.rescan_listed(listing)?;
+            }
+            // Only a cache changed on disk since this very write gets here.
+            None => *self.graph_mut() = self.load_all()?,
+        }
+        Ok(true)
     }
 
     /// The graph the cache holds, brought up to the op log: the pages the ops after its seq

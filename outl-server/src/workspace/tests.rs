@@ -1030,6 +1030,9 @@ fn a_reopened_workspace_comes_from_the_cache_as_a_full_read_would_give_it() {
     fs::remove_file(dir.path().join(".outl/cache")).unwrap();
     let read = Workspace::open(dir.path()).unwrap();
     assert!(!from_cache(&read));
+    // A full read serves the graph as the cache it saves gives it back: saved before the
+    // open returns, and the same as the cache's.
+    assert!(dir.path().join(".outl/cache").exists());
     assert_eq!(everything(&read), seen);
     // A frozen page stays frozen through the cache.
     let cached = reopen(read, dir.path());
@@ -1066,6 +1069,9 @@ fn the_writes_another_process_made_since_the_cache_are_read_from_their_files() {
     fs::remove_file(dir.path().join(".outl/cache")).unwrap();
     let read = Workspace::open(dir.path()).unwrap();
     assert!(!from_cache(&read));
+    // A full read serves the graph as the cache it saves gives it back: saved before the
+    // open returns, and the same as the cache's.
+    assert!(dir.path().join(".outl/cache").exists());
     assert_eq!(everything(&read), seen);
 }
 
