@@ -96,7 +96,7 @@ fn projection(c: &mut Criterion) {
         let graph = opened.ws.snapshot();
         graph
             .pages()
-            .max_by_key(|p| p.blocks_preorder().len())
+            .max_by_key(|p| p.body.count())
             .map(|p| p.slug.clone())
             .expect("pages")
     };
@@ -127,7 +127,16 @@ fn projection(c: &mut Criterion) {
 fn index(c: &mut Criterion) {
     let opened = opened(workspace_pages());
     let graph = opened.ws.snapshot();
-    let pages: Vec<&Page> = graph.pages().collect();
+    // The index reads pages open, as the graph hands them to it.
+    let open: Vec<Page> = graph
+        .pages()
+        .map(|page| {
+            let mut page = page.clone();
+            page.body.open();
+            page
+        })
+        .collect();
+    let pages: Vec<&Page> = open.iter().collect();
     let mut group = c.benchmark_group("index");
     group.sample_size(10);
     group.throughput(Throughput::Elements(pages.len() as u64));
@@ -146,7 +155,7 @@ fn index(c: &mut Criterion) {
     // As a write keeps it: one block's text edited, then edited back, so that every round
     // starts from the same index.
     let mut by_size = pages.clone();
-    by_size.sort_by_key(|page| page.blocks_preorder().len());
+    by_size.sort_by_key(|page| page.body.count());
     let mut index = Index::build(&pages);
     for (name, page) in [
         (
@@ -159,7 +168,7 @@ fn index(c: &mut Criterion) {
         ),
     ] {
         let mut edited = page.clone();
-        if let Some(block) = edited.blocks.first_mut() {
+        if let Some(block) = edited.blocks_mut().first_mut() {
             block.text.push_str(" and one more budget word");
         }
         group.bench_function(name, |b| {
@@ -169,6 +178,17 @@ fn index(c: &mut Criterion) {
             })
         });
     }
+    group.finish();
+    // A search hit or a tag's holder: one block of a packed page, read alone.
+    let mut group = c.benchmark_group("packed");
+    let largest = graph
+        .pages()
+        .max_by_key(|page| page.body.count())
+        .expect("pages");
+    let middle = largest.body.count() / 2;
+    group.bench_function("one block of the largest page", |b| {
+        b.iter(|| largest.body.block_at(black_box(middle)))
+    });
     group.finish();
     let mut group = c.benchmark_group("search");
     for query in ["budget", "clinic invoice", "\"draft plan\"", "zzzz"] {
