@@ -26,6 +26,7 @@ use serde::Serialize;
 use super::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
 use super::model::{Block, BlockList, Page};
 use super::names::slug;
+use super::packed::BlockReader;
 use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
 use crate::outline::{self, Properties, TaskMarker};
 
@@ -1253,17 +1254,17 @@ impl Search {
     }
 }
 
-/// Reads blocks' texts by block number, each block alone (see [`Blocks::block_at`]).
-struct BlockTexts<'i, F> {
+/// Reads blocks' texts by block number, each block alone (see [`BlockReader`]).
+struct BlockTexts<'i, 'a, F> {
     tables: &'i Tables,
     /// The page of a slug.
     page: F,
-    /// The page of the block last read, and its position there: a phrase's candidates come
-    /// by block number, a page's mostly in document order.
-    last: Option<(u32, usize)>,
+    /// The page of the block last read, its position there, and the page's reader: a
+    /// phrase's candidates come by block number, a page's mostly in document order.
+    last: Option<(u32, usize, BlockReader<'a>)>,
 }
 
-impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, F> {
+impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
     fn new(tables: &'i Tables, page: F) -> Self {
         BlockTexts {
             tables,
@@ -1277,8 +1278,8 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, F> {
         let p = self.tables.page_of_block(n)?;
         let slug = self.tables.slugs.name(p);
         let numbers = self.tables.blocks_of(p);
-        let from = match self.last {
-            Some((last_page, at)) if last_page == p => at.min(numbers.len()),
+        let from = match &self.last {
+            Some((last_page, at, _)) if *last_page == p => (*at).min(numbers.len()),
             _ => 0,
         };
         // On one page, blocks mostly come in document order: look on from the last.
@@ -1287,8 +1288,12 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, F> {
             Some(i) => from + i,
             None => before.iter().position(|&m| m == n)?,
         };
-        self.last = Some((p, at));
-        let block = (self.page)(slug)?.body.block_at(at)?;
+        let (_, last_at, reader) = match &mut self.last {
+            Some(last) if last.0 == p => last,
+            last => last.insert((p, at, BlockReader::new(&(self.page)(slug)?.body))),
+        };
+        *last_at = at;
+        let block = reader.block_at(at)?;
         let id = self.tables.ids.name(n);
         // A page changed behind the index is not read.
         (block.id == id).then_some((slug, id, block.text))

@@ -81,29 +81,7 @@ impl Blocks {
     /// The block at `position` in document order, without its children: only its chunk is
     /// decompressed.
     pub fn block_at(&self, position: usize) -> Option<Block> {
-        match &self.0 {
-            Form::Open(blocks) => blocks.preorder().get(position).map(|block| Block {
-                id: block.id.clone(),
-                text: block.text.clone(),
-                properties: block.properties.clone(),
-                children: ThinVec::new(),
-            }),
-            Form::Packed { bytes, .. } => {
-                let chunks = chunks(bytes)?;
-                let at = chunks.partition_point(|&(first, _)| first <= position);
-                let (first, compressed) = *chunks.get(at.checked_sub(1)?)?;
-                let encoded = decompress(compressed)?;
-                let mut records = if first == 0 {
-                    cache::Records::of_list(&encoded).ok()?
-                } else {
-                    cache::Records::from_record(&encoded)
-                };
-                for _ in first..position {
-                    records.skip().ok()?;
-                }
-                records.next_block().ok()
-            }
-        }
+        BlockReader::new(self).block_at(position)
     }
 
     /// How many blocks the tree holds, children included.
@@ -152,6 +130,87 @@ impl Blocks {
     #[cfg(test)]
     pub(super) fn is_packed(&self) -> bool {
         matches!(self.0, Form::Packed { .. })
+    }
+}
+
+/// Reads a page's blocks one at a time by position, keeping the chunk it read last
+/// decompressed: positions asked in document order (a phrase's candidates) decompress each
+/// chunk once.
+pub struct BlockReader<'a> {
+    blocks: &'a Blocks,
+    chunk: Option<Chunk>,
+}
+
+/// A chunk decompressed, and where reading it has got to.
+struct Chunk {
+    /// The positions of its blocks.
+    positions: std::ops::Range<usize>,
+    encoded: Vec<u8>,
+    /// Where its first record starts (after the list's count, in the first chunk).
+    start: usize,
+    /// The position of the record at `offset`, the next one to read.
+    position: usize,
+    offset: usize,
+}
+
+impl<'a> BlockReader<'a> {
+    pub fn new(blocks: &'a Blocks) -> BlockReader<'a> {
+        BlockReader {
+            blocks,
+            chunk: None,
+        }
+    }
+
+    /// The block at `position` in document order, without its children.
+    pub fn block_at(&mut self, position: usize) -> Option<Block> {
+        let bytes = match &self.blocks.0 {
+            Form::Open(blocks) => {
+                return blocks.preorder().get(position).map(|block| Block {
+                    id: block.id.clone(),
+                    text: block.text.clone(),
+                    properties: block.properties.clone(),
+                    children: ThinVec::new(),
+                });
+            }
+            Form::Packed { bytes, .. } => bytes,
+        };
+        if !self
+            .chunk
+            .as_ref()
+            .is_some_and(|chunk| chunk.positions.contains(&position))
+        {
+            let chunks = chunks(bytes)?;
+            let at = chunks
+                .partition_point(|&(first, _)| first <= position)
+                .checked_sub(1)?;
+            let (first, compressed) = chunks[at];
+            let end = chunks.get(at + 1).map_or(usize::MAX, |&(next, _)| next);
+            let encoded = decompress(compressed)?;
+            let start = if first == 0 {
+                encoded.len() - cache::Records::of_list(&encoded).ok()?.left()
+            } else {
+                0
+            };
+            self.chunk = Some(Chunk {
+                positions: first..end,
+                encoded,
+                start,
+                position: first,
+                offset: start,
+            });
+        }
+        let chunk = self.chunk.as_mut()?;
+        if position < chunk.position {
+            (chunk.position, chunk.offset) = (chunk.positions.start, chunk.start);
+        }
+        let mut records = cache::Records::from_record(chunk.encoded.get(chunk.offset..)?);
+        for _ in chunk.position..position {
+            records.skip().ok()?;
+        }
+        let block = records.next_block().ok()?;
+        chunk.position = position + 1;
+        chunk.offset = chunk.encoded.len() - records.left();
+        Some(block)
     }
 }
 
@@ -423,6 +482,15 @@ mod tests {
             assert_eq!((&alone.id, &alone.text), (&block.id, &block.text));
         }
         assert_eq!(packed.block_at(preorder.len()), None);
+        // One reader, asked forwards, backwards and across chunks.
+        let mut reader = BlockReader::new(&packed);
+        let order = (0..preorder.len())
+            .chain((0..preorder.len()).rev())
+            .step_by(3);
+        for position in order.chain([5, 4, 200, 3, 3]) {
+            let read = reader.block_at(position).unwrap();
+            assert_eq!(read.id, preorder[position].id, "position {position}");
+        }
     }
 
     #[test]
