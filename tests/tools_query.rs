@@ -80,6 +80,9 @@ fn tasks_lists_open_tasks_by_default_and_filters_by_state_and_page() {
 
     let open = every_slice(&mut s, "outl_tasks", json!({}), "hits", 5);
     assert!(!open.is_empty());
+    // Slices of 5 follow each other exactly as one slice of them all.
+    let whole = json_payload(&s.call("outl_tasks", json!({ "limit": 200 })));
+    assert_eq!(whole["hits"].as_array(), Some(&open));
     for task in &open {
         let text = task["text"].as_str().unwrap();
         assert!(
