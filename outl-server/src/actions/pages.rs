@@ -405,9 +405,10 @@ pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backli
         .iter()
         .flat_map(|target| graph.index().backlinks(target))
         .filter(|holder| holder.slug != page.slug && seen.insert(holder.clone()));
-    let slice = paging::slice(holders, args.limit, args.cursor.as_deref())?;
+    let slice =
+        paging::slice(holders, args.limit, args.cursor.as_deref())?.map(|h| Hit::of(&graph, &h));
     Ok(Backlinks {
-        backlinks: slice.items.iter().map(|h| Hit::of(&graph, h)).collect(),
+        backlinks: slice.items,
         total: slice.total,
         next_cursor: slice.next_cursor,
     })

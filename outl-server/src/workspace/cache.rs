@@ -434,6 +434,19 @@ pub(super) fn put_all<'a, T: Persist + 'a>(
     }
 }
 
+/// Writes `len` key-value pairs after their count (a map's or a property list's).
+fn put_pairs<'a, K: Persist + 'a, V: Persist + 'a>(
+    len: usize,
+    pairs: impl IntoIterator<Item = (&'a K, &'a V)>,
+    out: &mut Encoder,
+) {
+    len.put(out);
+    for (key, value) in pairs {
+        key.put(out);
+        value.put(out);
+    }
+}
+
 /// Reads a sequence [`put_all`] wrote into any collection.
 pub(super) fn take_all<T: Persist, C: FromIterator<T>>(
     input: &mut Decoder<'_>,
@@ -473,11 +486,7 @@ impl<K: Persist + Eq + Hash, V: Persist, S: BuildHasher + Default> Persist
     for std::collections::HashMap<K, V, S>
 {
     fn put(&self, out: &mut Encoder) {
-        self.len().put(out);
-        for (key, value) in self {
-            key.put(out);
-            value.put(out);
-        }
+        put_pairs(self.len(), self, out);
     }
     fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
         let len = input.take_len()?;
@@ -569,11 +578,7 @@ impl Persist for TaskMarker {
 
 impl Persist for Properties {
     fn put(&self, out: &mut Encoder) {
-        self.len().put(out);
-        for (key, value) in self {
-            key.put(out);
-            value.put(out);
-        }
+        put_pairs(self.len(), self, out);
     }
     fn take(input: &mut Decoder<'_>) -> Result<Self, Corrupt> {
         let len = input.take_len()?;
