@@ -28,7 +28,7 @@ fn workspace_pages() -> usize {
 
 fn generated(pages: usize) -> Vec<GeneratedPage> {
     let mut out = Vec::new();
-    generate::generate(pages, 1, |page| {
+    generate::generate(pages, 1, generate::Styles::CANONICAL, |page| {
         out.push(page);
         Ok(())
     })
@@ -85,7 +85,7 @@ struct Opened {
 
 fn opened(pages: usize) -> Opened {
     let dir = tempfile::tempdir().expect("a temp folder");
-    generate::write_workspace(dir.path(), pages, 1).expect("generate");
+    generate::write_workspace(dir.path(), pages, 1, generate::Styles::CANONICAL).expect("generate");
     let ws = Workspace::open(dir.path()).expect("open the generated workspace");
     Opened { _dir: dir, ws }
 }

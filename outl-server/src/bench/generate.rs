@@ -9,10 +9,12 @@
 //! days (popular pages draw most of them), `#tags` and `#[[multi word tags]]`, block refs and
 //! embeds of blocks that carry an `id::`, markdown links, quotes, headings, code fences and
 //! multi-line blocks. Every page is written by [`serialize`], so the files are in canonical
-//! style.
+//! style, unless [`Styles`] asks for the older ones real graphs hold (YAML front matter,
+//! space indents, CRLF line breaks, no final line break) on a share of the pages.
 //!
 //! The same page count and seed give the same bytes: one [`Rng`] stream drives everything in
-//! a fixed order, and nothing iterates a hash map.
+//! a fixed order, and nothing iterates a hash map. Which pages are styled comes from a second
+//! stream, so styles change how the pages are written, never what they say.
 
 use std::collections::HashSet;
 use std::io;
@@ -49,14 +51,88 @@ pub struct Summary {
     pub markdown_bytes: u64,
 }
 
+/// The older styles a generated page can be written in, on top of the canonical one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Styles {
+    /// Page properties as YAML front matter between `---` lines, as older Logseq versions
+    /// wrote them.
+    pub front_matter: bool,
+    /// Nesting by this many spaces a level instead of a tab (Logseq's two-space setting, or
+    /// another editor's four).
+    pub indent_spaces: Option<usize>,
+    /// `\r\n` line breaks.
+    pub crlf: bool,
+    /// No line break after the last line.
+    pub no_final_newline: bool,
+    /// Percent of the pages written in these styles; the others stay canonical.
+    pub share: u64,
+}
+
+impl Styles {
+    /// Every page in canonical style.
+    pub const CANONICAL: Styles = Styles {
+        front_matter: false,
+        indent_spaces: None,
+        crlf: false,
+        no_final_newline: false,
+        share: 0,
+    };
+
+    /// The markdown of `doc` in these styles.
+    fn write(&self, doc: Document) -> String {
+        let mut markdown = String::new();
+        let doc = if self.front_matter && !doc.properties.is_empty() {
+            markdown.push_str("---\n");
+            for (key, value) in doc.properties.iter() {
+                markdown.push_str(&format!("{key}: {value}\n"));
+            }
+            markdown.push_str("---\n\n");
+            Document {
+                properties: Properties::new(),
+                ..doc
+            }
+        } else {
+            doc
+        };
+        let body = serialize(&doc);
+        match self.indent_spaces {
+            Some(width) => {
+                for line in body.split_inclusive('\n') {
+                    let tabs = line.len() - line.trim_start_matches('\t').len();
+                    markdown.push_str(&" ".repeat(tabs * width));
+                    markdown.push_str(&line[tabs..]);
+                }
+            }
+            None => markdown.push_str(&body),
+        }
+        if self.no_final_newline && markdown.ends_with('\n') {
+            markdown.pop();
+        }
+        if self.crlf {
+            markdown = markdown.replace('\n', "\r\n");
+        }
+        markdown
+    }
+}
+
 /// Generates `pages` pages (journals included) from `seed`, handing each to `sink` in a fixed
 /// order: topic pages first, then journals from the oldest day.
 pub fn generate(
     pages: usize,
     seed: u64,
+    styles: Styles,
     mut sink: impl FnMut(GeneratedPage) -> io::Result<()>,
 ) -> io::Result<Summary> {
     let mut rng = Rng::new(seed);
+    // A stream of its own, so that styling a page draws nothing from the content's stream.
+    let mut styled = Rng::new(!seed);
+    let mut write = |doc: Document| {
+        if styled.percent(styles.share) {
+            styles.write(doc)
+        } else {
+            serialize(&doc)
+        }
+    };
     let journals = pages / 3;
     let topics = topic_names(&mut rng, pages - journals);
     let first_journal = LAST_JOURNAL - Days::new(journals.saturating_sub(1) as u64);
@@ -70,7 +146,7 @@ pub fn generate(
     };
     let mut summary = Summary::default();
     for topic in &topics {
-        let markdown = serialize(&writer.topic_page(topic));
+        let markdown = write(writer.topic_page(topic));
         summary.markdown_bytes += markdown.len() as u64;
         sink(GeneratedPage {
             file: format!("pages/{}.md", topic.name.replace('/', "___")),
@@ -79,7 +155,7 @@ pub fn generate(
     }
     for day in 0..journals {
         let date = first_journal + Days::new(day as u64);
-        let markdown = serialize(&writer.journal_page());
+        let markdown = write(writer.journal_page());
         summary.markdown_bytes += markdown.len() as u64;
         sink(GeneratedPage {
             file: format!("journals/{}.md", date.format("%Y_%m_%d")),
@@ -93,7 +169,7 @@ pub fn generate(
 }
 
 /// Generates into `dir` (created if missing), which must not hold pages yet.
-pub fn write_workspace(dir: &Path, pages: usize, seed: u64) -> io::Result<Summary> {
+pub fn write_workspace(dir: &Path, pages: usize, seed: u64, styles: Styles) -> io::Result<Summary> {
     for sub in ["pages", "journals"] {
         let path = dir.join(sub);
         if std::fs::read_dir(&path).is_ok_and(|mut entries| entries.next().is_some()) {
@@ -107,7 +183,7 @@ pub fn write_workspace(dir: &Path, pages: usize, seed: u64) -> io::Result<Summar
         }
         std::fs::create_dir_all(&path)?;
     }
-    generate(pages, seed, |page| {
+    generate(pages, seed, styles, |page| {
         std::fs::write(dir.join(&page.file), page.markdown)
     })
 }
@@ -724,7 +800,7 @@ mod tests {
 
     fn pages_of(count: usize, seed: u64) -> (Vec<GeneratedPage>, Summary) {
         let mut pages = Vec::new();
-        let summary = generate(count, seed, |page| {
+        let summary = generate(count, seed, Styles::CANONICAL, |page| {
             pages.push(page);
             Ok(())
         })
@@ -739,7 +815,7 @@ mod tests {
             tempfile::tempdir().expect("temp dir"),
         ];
         for dir in &dirs {
-            write_workspace(dir.path(), 120, 42).expect("generate");
+            write_workspace(dir.path(), 120, 42, Styles::CANONICAL).expect("generate");
         }
         let files = |root: &Path| {
             let mut out = Vec::new();
@@ -816,9 +892,48 @@ mod tests {
     }
 
     #[test]
+    fn styled_pages_say_what_canonical_ones_do() {
+        let styles = Styles {
+            front_matter: false,
+            indent_spaces: Some(2),
+            crlf: true,
+            no_final_newline: true,
+            share: 50,
+        };
+        let (canonical, _) = pages_of(200, 5);
+        let mut styled = Vec::new();
+        generate(200, 5, styles, |page| {
+            styled.push(page);
+            Ok(())
+        })
+        .expect("in-memory generation cannot fail");
+        let restyled = styled
+            .iter()
+            .zip(&canonical)
+            .filter(|(styled, canonical)| styled.markdown != canonical.markdown)
+            .inspect(|(styled, canonical)| {
+                assert_eq!(styled.file, canonical.file);
+                assert!(styled.markdown.contains("\r\n") && !styled.markdown.ends_with('\n'));
+                let lines = styled.markdown.split("\r\n");
+                assert!(lines.clone().all(|line| !line.starts_with('\t')));
+                assert_eq!(
+                    parse(&styled.markdown),
+                    parse(&canonical.markdown),
+                    "{}",
+                    styled.file
+                );
+            })
+            .count();
+        assert!(
+            (60..140).contains(&restyled),
+            "{restyled} of 200 pages styled"
+        );
+    }
+
+    #[test]
     fn every_link_and_ref_resolves_in_the_opened_workspace() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let summary = write_workspace(dir.path(), 300, 11).expect("generate");
+        let summary = write_workspace(dir.path(), 300, 11, Styles::CANONICAL).expect("generate");
         let ws = Workspace::open(dir.path()).expect("open");
         let graph = ws.snapshot();
         assert_eq!(graph.page_count(), 300);

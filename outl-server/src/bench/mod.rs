@@ -48,8 +48,56 @@ struct GenArgs {
     /// Seed of the random stream.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Write pages in an older style instead of the canonical one (repeat the flag, or give a
+    /// comma-separated list, to combine styles).
+    #[arg(long = "style", value_enum, value_delimiter = ',')]
+    styles: Vec<Style>,
+    /// Percent of the pages written in the `--style` styles; the others stay canonical.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(0..=100))]
+    style_share: u64,
     /// The folder to write; created if missing, refused if it already holds pages.
     dir: PathBuf,
+}
+
+/// An older style for `outl bench gen --style`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Style {
+    /// Page properties as YAML front matter between `---` lines.
+    FrontMatter,
+    /// Two spaces a level instead of a tab.
+    TwoSpaces,
+    /// Four spaces a level instead of a tab.
+    FourSpaces,
+    /// `\r\n` line breaks.
+    Crlf,
+    /// No line break after the last line.
+    NoFinalNewline,
+}
+
+impl GenArgs {
+    fn styles(&self) -> Result<generate::Styles, String> {
+        let has = |style| self.styles.contains(&style);
+        if has(Style::TwoSpaces) && has(Style::FourSpaces) {
+            return Err("--style two-spaces and four-spaces exclude each other".into());
+        }
+        Ok(generate::Styles {
+            front_matter: has(Style::FrontMatter),
+            indent_spaces: if has(Style::TwoSpaces) {
+                Some(2)
+            } else if has(Style::FourSpaces) {
+                Some(4)
+            } else {
+                None
+            },
+            crlf: has(Style::Crlf),
+            no_final_newline: has(Style::NoFinalNewline),
+            share: if self.styles.is_empty() {
+                0
+            } else {
+                self.style_share
+            },
+        })
+    }
 }
 
 /// Runs one `outl bench` subcommand; results go to stdout, progress to stderr.
@@ -69,7 +117,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
 }
 
 fn run_gen(args: &GenArgs) -> Result<(), String> {
-    let summary = generate::write_workspace(&args.dir, args.pages, args.seed)
+    let summary = generate::write_workspace(&args.dir, args.pages, args.seed, args.styles()?)
         .map_err(|e| format!("cannot write {}: {e}", args.dir.display()))?;
     println!(
         "wrote {} pages and {} journal days ({} blocks, {} bytes of markdown) to {}",

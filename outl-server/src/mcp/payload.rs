@@ -774,7 +774,13 @@ mod tests {
     #[test]
     fn the_projection_of_every_tool_on_a_generated_workspace_is_the_straightforward_one() {
         let dir = tempfile::tempdir().expect("a temp folder");
-        crate::bench::generate::write_workspace(dir.path(), 120, 7).expect("generate");
+        crate::bench::generate::write_workspace(
+            dir.path(),
+            120,
+            7,
+            crate::bench::generate::Styles::CANONICAL,
+        )
+        .expect("generate");
         assert_projection_is_straightforward_for_every_tool(dir.path());
     }
 }
