@@ -87,7 +87,7 @@ pub struct MoveArgs {
     pub page: Option<String>,
 }
 
-/// A task state, or none.
+/// A task state, in the spelling to write, or none.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum TaskState {
     #[serde(rename = "TODO")]
@@ -102,8 +102,16 @@ pub enum TaskState {
     Now,
     #[serde(rename = "WAITING")]
     Waiting,
+    #[serde(rename = "WAIT")]
+    Wait,
     #[serde(rename = "CANCELED")]
     Canceled,
+    #[serde(rename = "CANCELLED")]
+    Cancelled,
+    #[serde(rename = "IN-PROGRESS")]
+    InProgress,
+    #[serde(rename = "STARTED")]
+    Started,
     #[serde(rename = "none")]
     None,
 }
@@ -117,7 +125,11 @@ impl TaskState {
             TaskState::Later => Some(TaskMarker::Later),
             TaskState::Now => Some(TaskMarker::Now),
             TaskState::Waiting => Some(TaskMarker::Waiting),
+            TaskState::Wait => Some(TaskMarker::Wait),
             TaskState::Canceled => Some(TaskMarker::Canceled),
+            TaskState::Cancelled => Some(TaskMarker::Cancelled),
+            TaskState::InProgress => Some(TaskMarker::InProgress),
+            TaskState::Started => Some(TaskMarker::Started),
             TaskState::None => None,
         }
     }

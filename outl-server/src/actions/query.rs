@@ -67,7 +67,7 @@ pub struct SearchArgs {
     pub cursor: Option<String>,
 }
 
-/// Which tasks to list.
+/// Which tasks to list: "open", "all", or the tasks of one state, in any of its spellings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
 pub enum TaskFilter {
     #[default]
@@ -87,26 +87,44 @@ pub enum TaskFilter {
     Now,
     #[serde(rename = "WAITING")]
     Waiting,
+    #[serde(rename = "WAIT")]
+    Wait,
     #[serde(rename = "CANCELED")]
     Canceled,
+    #[serde(rename = "CANCELLED")]
+    Cancelled,
+    #[serde(rename = "IN-PROGRESS")]
+    InProgress,
+    #[serde(rename = "STARTED")]
+    Started,
 }
 
 impl TaskFilter {
+    /// The markers listed: a state's filter lists both spellings of it (`WAIT` and
+    /// `WAITING`, `CANCELED` and `CANCELLED`).
     fn markers(self) -> Vec<TaskMarker> {
-        let one = |marker| vec![marker];
+        let state = |marker: TaskMarker| {
+            std::iter::once(marker)
+                .chain(marker.other_spelling())
+                .collect()
+        };
         match self {
             TaskFilter::Open => TaskMarker::ALL
                 .into_iter()
                 .filter(|m| m.is_open())
                 .collect(),
             TaskFilter::All => TaskMarker::ALL.to_vec(),
-            TaskFilter::Todo => one(TaskMarker::Todo),
-            TaskFilter::Doing => one(TaskMarker::Doing),
-            TaskFilter::Done => one(TaskMarker::Done),
-            TaskFilter::Later => one(TaskMarker::Later),
-            TaskFilter::Now => one(TaskMarker::Now),
-            TaskFilter::Waiting => one(TaskMarker::Waiting),
-            TaskFilter::Canceled => one(TaskMarker::Canceled),
+            TaskFilter::Todo => state(TaskMarker::Todo),
+            TaskFilter::Doing => state(TaskMarker::Doing),
+            TaskFilter::Done => state(TaskMarker::Done),
+            TaskFilter::Later => state(TaskMarker::Later),
+            TaskFilter::Now => state(TaskMarker::Now),
+            TaskFilter::Waiting => state(TaskMarker::Waiting),
+            TaskFilter::Wait => state(TaskMarker::Wait),
+            TaskFilter::Canceled => state(TaskMarker::Canceled),
+            TaskFilter::Cancelled => state(TaskMarker::Cancelled),
+            TaskFilter::InProgress => state(TaskMarker::InProgress),
+            TaskFilter::Started => state(TaskMarker::Started),
         }
     }
 }
@@ -115,7 +133,8 @@ impl TaskFilter {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct TasksArgs {
-    /// A task state, "open" (TODO, DOING, LATER, NOW and WAITING; the default) or "all".
+    /// A task state (WAIT lists WAITING too, CANCELED lists CANCELLED, and the other way
+    /// round), "open" (every state but DONE, CANCELED and CANCELLED; the default) or "all".
     pub state: Option<TaskFilter>,
     /// Only the tasks of this page (name, slug or alias; a journal day by its date).
     pub page: Option<String>,
@@ -538,9 +557,23 @@ mod tests {
     #[test]
     fn open_tasks_are_every_state_but_done_and_canceled() {
         let open = TaskFilter::Open.markers();
-        assert_eq!(open.len(), 5);
-        assert!(!open.contains(&TaskMarker::Done) && !open.contains(&TaskMarker::Canceled));
-        assert_eq!(TaskFilter::All.markers().len(), 7);
-        assert_eq!(TaskFilter::Waiting.markers(), [TaskMarker::Waiting]);
+        assert_eq!(open.len(), 8);
+        for closed in [
+            TaskMarker::Done,
+            TaskMarker::Canceled,
+            TaskMarker::Cancelled,
+        ] {
+            assert!(!open.contains(&closed), "{closed}");
+        }
+        assert_eq!(TaskFilter::All.markers().len(), 11);
+        assert_eq!(
+            TaskFilter::Waiting.markers(),
+            [TaskMarker::Waiting, TaskMarker::Wait]
+        );
+        assert_eq!(
+            TaskFilter::Cancelled.markers(),
+            [TaskMarker::Cancelled, TaskMarker::Canceled]
+        );
+        assert_eq!(TaskFilter::Started.markers(), [TaskMarker::Started]);
     }
 }

@@ -12,7 +12,7 @@ use std::cell::OnceCell;
 
 use serde::{Deserialize, Serialize};
 
-use super::task::{Priority, TaskMarker, leading_marker};
+use super::task::{Priority, TaskMarker, marker_at};
 
 /// One inline element. Serialized as compact JSON tagged by `t`, e.g.
 /// `{"t":"page","s":"Bob"}`, `{"t":"bold","c":[{"t":"text","s":"hi"}]}`.
@@ -90,20 +90,12 @@ fn is_one(n: &usize) -> bool {
 /// Splits a text into tokens. Never fails: what is not markup is text.
 pub fn tokenize(text: &str) -> Vec<Token> {
     let marks = Marks::of(text);
-    if marks.only_line_breaks() && task_marker_at_start(text).is_none() {
+    if marks.only_line_breaks() && marker_at(text).is_none() {
         let mut tokens = Vec::new();
         push_text(&mut tokens, text);
         return tokens;
     }
     Scanner::new(text, marks).region(0, text.len(), true)
-}
-
-/// The task marker `text` starts with; most texts start with no capital of one.
-fn task_marker_at_start(text: &str) -> Option<TaskMarker> {
-    match text.as_bytes().first() {
-        Some(b'T' | b'D' | b'L' | b'N' | b'W' | b'C') => leading_marker(text),
-        _ => None,
-    }
 }
 
 /// The markdown the tokens were read from.
@@ -567,10 +559,10 @@ impl<'t> Atoms<'t> {
     fn collect(&self, marks: &Marks<'_>) -> Vec<Atom> {
         let mut atoms = Vec::new();
         let mut next = 0;
-        if let Some(marker) = task_marker_at_start(self.text) {
-            next = marker.as_str().len();
+        if let Some((at, marker)) = marker_at(self.text) {
+            next = at + marker.as_str().len();
             atoms.push(Atom {
-                start: 0,
+                start: at,
                 end: next,
                 token: Token::Task { marker },
             });
