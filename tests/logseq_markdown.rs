@@ -108,3 +108,34 @@ fn every_logseq_marker_is_a_task_in_its_own_spelling() {
     assert!(md.contains("- ## DONE a heading task\n"), "{md}");
     s.finish();
 }
+
+/// A page of the things Logseq does not read as tags or links.
+const NOT_LINKS: &str = "\
+- My open tasks
+  #+BEGIN_QUERY
+  {:title \"#urgent work\"
+   :query [:find (pull ?b [*]) :where [?b :block/marker \"TODO\"] [[Query page]]]}
+  #+END_QUERY
+- ```clojure
+  (str \"#not-a-tag\" \"[[Not a page]]\")
+  ```
+- ~~~
+  #fenced [[Fenced]]
+  ~~~
+- #+BEGIN_SRC python
+  print(\"#nope\")
+  #+END_SRC
+- Docs at https://docs.logseq.com/#/page/tasks and [setup](#install), `#code` too
+- ## A heading, then #real and [[Real page]]
+";
+
+#[test]
+fn directives_verbatim_blocks_fences_urls_and_headings_are_not_links() {
+    let ws = workspace(&[("pages/not links.md", NOT_LINKS)]);
+    let mut s = StdioSession::initialized(ws.path());
+    let tags = json_payload(&s.call("outl_tags", json!({})));
+    assert_eq!(column(&tags["tags"], "tag"), ["real"]);
+    let links = json_payload(&s.call("outl_links", json!({ "slug": "not links" })));
+    assert_eq!(column(&links["links"], "page"), ["real", "real page"]);
+    s.finish();
+}

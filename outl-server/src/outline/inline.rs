@@ -12,6 +12,7 @@ use std::cell::OnceCell;
 
 use serde::{Deserialize, Serialize};
 
+use super::syntax::Fence;
 use super::task::{Priority, TaskMarker, marker_at};
 
 /// One inline element. Serialized as compact JSON tagged by `t`, e.g.
@@ -87,15 +88,142 @@ fn is_one(n: &usize) -> bool {
     *n == 1
 }
 
-/// Splits a text into tokens. Never fails: what is not markup is text.
+/// Splits a text into tokens. Never fails: what is not markup is text, and so is what
+/// Logseq keeps verbatim (see [`verbatim_lines`]).
 pub fn tokenize(text: &str) -> Vec<Token> {
+    let verbatim = verbatim_lines(text);
+    if verbatim.is_empty() {
+        return tokenize_markup(text, true);
+    }
+    let mut tokens = Vec::new();
+    let mut from = 0;
+    // An empty range at the end tokenizes what follows the last verbatim line.
+    for range in verbatim
+        .into_iter()
+        .chain(std::iter::once(text.len()..text.len()))
+    {
+        if from < range.start {
+            for token in tokenize_markup(&text[from..range.start], from == 0) {
+                match token {
+                    Token::Text { text } => push_text(&mut tokens, &text),
+                    token => tokens.push(token),
+                }
+            }
+        }
+        push_text(&mut tokens, &text[range.clone()]);
+        from = range.end;
+    }
+    tokens
+}
+
+/// Tokens of a text with nothing verbatim in it; `at_start` when it starts the block's text,
+/// where a task marker can be.
+fn tokenize_markup(text: &str, at_start: bool) -> Vec<Token> {
     let marks = Marks::of(text);
-    if marks.only_line_breaks() && marker_at(text).is_none() {
+    let marker = at_start.then(|| marker_at(text)).flatten();
+    if marks.only_line_breaks() && marker.is_none() {
         let mut tokens = Vec::new();
         push_text(&mut tokens, text);
         return tokens;
     }
-    Scanner::new(text, marks).region(0, text.len(), true)
+    Scanner::new(text, marks, marker).region(0, text.len(), true)
+}
+
+/// `#+BEGIN_` blocks whose content Logseq keeps verbatim (source code, examples, exports,
+/// comments and queries); the others (`QUOTE`, `NOTE`, `TIP`, …) hold text read as usual.
+const VERBATIM_BLOCKS: [&str; 5] = ["SRC", "EXAMPLE", "EXPORT", "COMMENT", "QUERY"];
+
+/// The byte ranges of `text`, whole lines with their line breaks, that hold no links, tags or
+/// formatting: `#+` directive lines (`#+BEGIN_QUERY`, `#+END_SRC`, `#+TITLE: x`), the lines of
+/// a verbatim `#+BEGIN_` block ([`VERBATIM_BLOCKS`]) up to its `#+END_` line, and `~~~`
+/// fences. A backtick fence is left to the code spans of the tokenizer, which keep it verbatim
+/// already; it is only tracked so that nothing inside it starts a range.
+fn verbatim_lines(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    if !text.contains("#+") && !text.contains("~~~") {
+        return ranges;
+    }
+    enum Open {
+        Backticks(Fence),
+        Tildes(Fence),
+        Block(String),
+    }
+    let mut open: Option<Open> = None;
+    let mut start = 0;
+    while start < text.len() {
+        let end = text[start..]
+            .find('\n')
+            .map_or(text.len(), |at| start + at + 1);
+        let line = text[start..end].trim_end_matches(['\n', '\r']);
+        let rest = line.trim_start_matches([' ', '\t']);
+        let verbatim = match &open {
+            Some(Open::Backticks(fence)) => {
+                if fence.is_closed_by(rest) {
+                    open = None;
+                }
+                false
+            }
+            Some(Open::Tildes(fence)) => {
+                if fence.is_closed_by(rest) {
+                    open = None;
+                }
+                true
+            }
+            Some(Open::Block(name)) => {
+                if directive_name(rest).is_some_and(|directive| {
+                    directive
+                        .get(..4)
+                        .is_some_and(|end| end.eq_ignore_ascii_case("END_"))
+                        && directive[4..].eq_ignore_ascii_case(name)
+                }) {
+                    open = None;
+                }
+                true
+            }
+            None => match Fence::opened_by(rest) {
+                Some(fence) if fence.char() == b'`' => {
+                    open = Some(Open::Backticks(fence));
+                    false
+                }
+                Some(fence) => {
+                    open = Some(Open::Tildes(fence));
+                    true
+                }
+                None => match directive_name(rest) {
+                    Some(directive) => {
+                        if let Some(kind) = directive
+                            .get(..6)
+                            .filter(|begin| begin.eq_ignore_ascii_case("BEGIN_"))
+                            .map(|_| &directive[6..])
+                            && VERBATIM_BLOCKS
+                                .iter()
+                                .any(|verbatim| verbatim.eq_ignore_ascii_case(kind))
+                        {
+                            open = Some(Open::Block(kind.to_owned()));
+                        }
+                        true
+                    }
+                    None => false,
+                },
+            },
+        };
+        if verbatim {
+            match ranges.last_mut() {
+                Some(last) if last.end == start => last.end = end,
+                _ => ranges.push(start..end),
+            }
+        }
+        start = end;
+    }
+    ranges
+}
+
+/// The name of a `#+NAME` directive line (`#+BEGIN_QUERY`, `#+TITLE: x`): what follows `#+`
+/// up to a `:`, a space or the end.
+fn directive_name(line: &str) -> Option<&str> {
+    let after = line.strip_prefix("#+")?;
+    let name = &after[..after.find([':', ' ', '\t']).unwrap_or(after.len())];
+    (!name.is_empty()).then_some(name)
 }
 
 /// The markdown the tokens were read from.
@@ -192,6 +320,18 @@ fn may_precede_tag(c: char) -> bool {
     c.is_whitespace() || "(*_\"'".contains(c)
 }
 
+/// Whether the `#` at `i` is part of a URL: a bare one (the word it is in has `://` before it,
+/// as in `https://x.org/(#a)`) or a link's target (`[label](#anchor)`).
+fn in_url(text: &str, i: usize) -> bool {
+    let before = &text[..i];
+    let word_start = before
+        .char_indices()
+        .rev()
+        .find(|(_, c)| c.is_whitespace())
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    before[word_start..].contains("://") || before.ends_with("](")
+}
+
 /// Bytes that can mean something: what opens or closes a span, and line breaks (a page
 /// link stays on one line).
 const MARK: [bool; 256] = {
@@ -270,7 +410,8 @@ fn next_at_or_after(positions: &[usize], from: usize) -> Option<usize> {
 }
 
 impl<'t> Scanner<'t> {
-    fn new(text: &'t str, marks: Marks<'t>) -> Self {
+    /// `marker`: the task marker the text starts with (where, and which), if it may have one.
+    fn new(text: &'t str, marks: Marks<'t>, marker: Option<(usize, TaskMarker)>) -> Self {
         let bytes = text.as_bytes();
         let after_non_space = |i: usize| {
             text[..i]
@@ -295,7 +436,7 @@ impl<'t> Scanner<'t> {
             }
         }
         url_closes.sort_unstable();
-        let atoms = Atoms::find(text, &marks);
+        let atoms = Atoms::find(text, &marks, marker);
         let mut scanner = Scanner {
             text,
             marks,
@@ -529,7 +670,7 @@ struct Atoms<'t> {
 }
 
 impl<'t> Atoms<'t> {
-    fn find(text: &'t str, marks: &Marks<'_>) -> Vec<Atom> {
+    fn find(text: &'t str, marks: &Marks<'_>, marker: Option<(usize, TaskMarker)>) -> Vec<Atom> {
         let bytes = text.as_bytes();
         let mut scan = Atoms {
             text,
@@ -553,13 +694,13 @@ impl<'t> Atoms<'t> {
             }
         }
         scan.backtick_runs.sort_unstable();
-        scan.collect(marks)
+        scan.collect(marks, marker)
     }
 
-    fn collect(&self, marks: &Marks<'_>) -> Vec<Atom> {
+    fn collect(&self, marks: &Marks<'_>, marker: Option<(usize, TaskMarker)>) -> Vec<Atom> {
         let mut atoms = Vec::new();
         let mut next = 0;
-        if let Some((at, marker)) = marker_at(self.text) {
+        if let Some((at, marker)) = marker {
             next = at + marker.as_str().len();
             atoms.push(Atom {
                 start: at,
@@ -653,6 +794,7 @@ impl<'t> Atoms<'t> {
             .chars()
             .next_back()
             .is_some_and(|c| !may_precede_tag(c))
+            || in_url(self.text, i)
         {
             return None;
         }

@@ -285,6 +285,29 @@ mod tests {
     }
 
     #[test]
+    fn directives_verbatim_blocks_fences_and_urls_hold_no_links() {
+        let query = "My tasks\n#+BEGIN_QUERY\n{:title \"#urgent [[Work]]\"\n :query (task TODO)}\n#+END_QUERY\nsee #after";
+        assert_eq!(page_links(query), ["after"]);
+        assert_eq!(
+            page_links("#+BEGIN_SRC clojure\n(def x \"[[no]]\") ; #no\n#+END_SRC\n[[yes]]"),
+            ["yes"]
+        );
+        assert!(
+            page_links("#+TITLE: [[not a link]]\n#+begin_example\n#x\n#+end_example").is_empty()
+        );
+        assert!(page_links("~~~\n[[fenced]] #fenced\n~~~").is_empty());
+        assert!(page_links("```\n#+BEGIN_QUOTE\n```\n").is_empty());
+        // A quote or a note holds text as usual; only its directive lines are verbatim.
+        assert_eq!(
+            page_links("#+BEGIN_NOTE\nread [[Dune]] #books\n#+END_NOTE"),
+            ["Dune", "books"]
+        );
+        assert!(tags("https://x.org/(#a) [docs](#setup) https://logseq.com/#/page/x").is_empty());
+        assert_eq!(tags("https://x.org/page #real"), ["real"]);
+        assert!(tags("### Heading\n## Another").is_empty());
+    }
+
+    #[test]
     fn block_refs_short_and_uuid() {
         let text =
             "see ((6f3a2c)) and ((64f1c2a0-7b3e-4d5a-9c1e-2f8b7a6d5e4c)) and [why](((6f3a2c)))";
