@@ -81,13 +81,13 @@ fn notification(name: &str, method: &str, params: Value) -> Case {
 
 /// A tools/call of `outl_page_get` whose slug is written into the JSON as `slug_json`, for
 /// bytes and escapes `serde_json` would never produce.
-fn page_get_with_raw_slug(name: &str, slug_json: &[u8]) -> Case {
+fn page_get_with_raw_slug(name: &str, slug_json: &[u8], expect: Expect) -> Case {
     let mut body =
         br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"outl_page_get","arguments":{"slug":"#
             .to_vec();
     body.extend_from_slice(slug_json);
     body.extend_from_slice(b"}}}");
-    raw(name, body, Expect::Rpc(PARSE_ERROR))
+    raw(name, body, expect)
 }
 
 fn nested(depth: usize, open: &str, close: &str) -> String {
@@ -126,15 +126,16 @@ fn cases() -> Vec<Case> {
         raw("a byte order mark then prose", &b"\xEF\xBB\xBFnot json"[..], Rpc(PARSE_ERROR)),
         raw("a bad escape", r#"{"jsonrpc":"2.0","id":1,"method":"pi\xng"}"#, Rpc(PARSE_ERROR)),
         // Invalid UTF-8 and what JSON escapes cannot make valid.
-        page_get_with_raw_slug("a raw 0xFF byte", b"\"\xFF\xFE\""),
-        page_get_with_raw_slug("an overlong NUL", b"\"a\xC0\x80b\""),
-        page_get_with_raw_slug("a cut multi-byte character", b"\"\xE2\x82\""),
-        page_get_with_raw_slug("an encoded surrogate", b"\"\xED\xA0\x80\""),
-        page_get_with_raw_slug("a lone high surrogate escape", br#""\ud800""#),
-        page_get_with_raw_slug("a lone low surrogate escape", br#""\udfff x""#),
-        page_get_with_raw_slug("a raw NUL byte in a string", b"\"a\x00b\""),
-        page_get_with_raw_slug("a raw escape byte in a string", b"\"\x1b[2J\""),
-        page_get_with_raw_slug("a raw tab in a string", b"\"a\tb\""),
+        page_get_with_raw_slug("a raw 0xFF byte", b"\"\xFF\xFE\"", Rpc(PARSE_ERROR)),
+        page_get_with_raw_slug("an overlong NUL", b"\"a\xC0\x80b\"", Rpc(PARSE_ERROR)),
+        page_get_with_raw_slug("a cut multi-byte character", b"\"\xE2\x82\"", Rpc(PARSE_ERROR)),
+        page_get_with_raw_slug("an encoded surrogate", b"\"\xED\xA0\x80\"", Rpc(PARSE_ERROR)),
+        // A lone surrogate escape is read as U+FFFD: the request is answered with its own id.
+        page_get_with_raw_slug("a lone high surrogate escape", br#""\ud800""#, Tool("PAGE_NOT_FOUND")),
+        page_get_with_raw_slug("a lone low surrogate escape", br#""\udfff x""#, Tool("PAGE_NOT_FOUND")),
+        page_get_with_raw_slug("a raw NUL byte in a string", b"\"a\x00b\"", Rpc(PARSE_ERROR)),
+        page_get_with_raw_slug("a raw escape byte in a string", b"\"\x1b[2J\"", Rpc(PARSE_ERROR)),
+        page_get_with_raw_slug("a raw tab in a string", b"\"a\tb\"", Rpc(PARSE_ERROR)),
         raw(
             "invalid UTF-8 in a key",
             &b"{\"jsonrpc\":\"2.0\",\"\xFF\":1,\"id\":1,\"method\":\"ping\"}"[..],
@@ -169,6 +170,12 @@ fn cases() -> Vec<Case> {
         raw("params without a method", r#"{"jsonrpc":"2.0","id":1,"params":{}}"#, Rpc(INVALID_REQUEST)),
         raw("a method that is a number", r#"{"jsonrpc":"2.0","id":1,"method":5}"#, Rpc(INVALID_REQUEST)),
         raw("a method that is null", r#"{"jsonrpc":"2.0","id":1,"method":null}"#, Rpc(INVALID_REQUEST)),
+        raw("a method and a result", r#"{"jsonrpc":"2.0","id":1,"method":"ping","result":{}}"#, Rpc(INVALID_REQUEST)),
+        raw(
+            "a method and an error",
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping","error":{"code":1,"message":"x"}}"#,
+            Rpc(INVALID_REQUEST),
+        ),
         // The wrong protocol version.
         raw("jsonrpc 1.0", ping_with_version("\"1.0\""), Rpc(INVALID_REQUEST)),
         raw("jsonrpc 3.0", ping_with_version("\"3.0\""), Rpc(INVALID_REQUEST)),
@@ -500,6 +507,7 @@ fn check(case: &Case, reply: Option<&Value>) {
         }
         (Expect::Tool(code), Some(reply)) => {
             assert_eq!(tool_error(reply)["code"], code, "{name}: {reply}");
+            assert_eq!(reply["id"], 7, "{name}: answered with its own id");
         }
         (Expect::Silence, None) => {}
         (expect, reply) => panic!("{name}: expected {expect:?}, got {reply:?}"),
@@ -581,6 +589,15 @@ fn http_refuses_each_bad_input_and_serves_on_untouched() {
         let name = &case.name;
         if case.body.len() > MAX_BODY_BYTES {
             assert_eq!(response.status, 413, "{name}: {}", response.status);
+            let refusal = &response.messages()[0];
+            assert_eq!(
+                refusal["error"]["code"], INVALID_REQUEST,
+                "{name}: {refusal}"
+            );
+            assert_eq!(
+                refusal["error"]["data"]["limit_bytes"], MAX_BODY_BYTES,
+                "{refusal}"
+            );
         } else {
             let messages = if response.header("content-type").is_some_and(|t| {
                 t.starts_with("application/json") || t.starts_with("text/event-stream")

@@ -124,6 +124,11 @@ fn a_huge_body_is_refused() {
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"padding": filler}});
     let refused = server.post_json(&body, &[]);
     assert_eq!(refused.status, 413, "{}", refused.status);
+    let error = &refused.messages()[0]["error"];
+    assert_eq!(error["code"], -32600, "{error}");
+    assert_eq!(error["data"]["limit_bytes"], 4 * 1024 * 1024);
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("4 MiB (4194304 bytes)"), "{message}");
     // The server is still there.
     let init = server.post_json(&initialize(), &[]);
     assert_eq!(init.status, 200);

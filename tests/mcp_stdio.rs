@@ -183,6 +183,23 @@ fn bad_input_is_answered_and_never_ends_the_session() {
 }
 
 #[test]
+fn an_oversized_message_is_refused_with_the_limit_and_the_session_reads_on() {
+    const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+    let ws = workspace();
+    let mut session = StdioSession::start(ws.path());
+    session.initialize("2025-06-18");
+    let padding = "x".repeat(MAX_LINE_BYTES);
+    session.send(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": padding}}));
+    let refused = session.recv();
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["error"]["data"]["limit_bytes"], MAX_LINE_BYTES);
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("16 MiB (16777216 bytes)"), "{message}");
+    session.assert_alive();
+    session.finish();
+}
+
+#[test]
 fn logs_never_reach_stdout() {
     let ws = workspace();
     let mut session = StdioSession::start_with(ws.path(), &[("RUST_LOG", "trace")]);

@@ -1,5 +1,8 @@
 //! The one error type of outl: a stable code a caller can branch on, a message a person can
 //! read, and `data` a model can act on. Handlers, the workspace and both wire surfaces share it.
+//!
+//! An error quotes what the caller sent only as an [`excerpt`]: a reply to a 10 MB argument
+//! must not carry it back.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -78,5 +81,62 @@ impl Error {
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorCode::Io, e.to_string())
+    }
+}
+
+/// The characters of a caller's text an error quotes, at most.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// The characters of an error message, at most: a message that quotes something it cannot
+/// excerpt (a parser's own message) is cut there.
+pub const MAX_MESSAGE_CHARS: usize = 500;
+
+/// `text` as an error quotes it: whole when it has at most [`EXCERPT_CHARS`] characters, else
+/// its first ones and a marker that says how long it was: `ssss…[10485760 bytes]`.
+pub fn excerpt(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!("{}…[{} bytes]", &text[..cut], text.len()),
+    }
+}
+
+/// `text` quoted for a message (`"slug"`, escapes as Rust writes them), as an [`excerpt`]
+/// when long: `"ssss…"[10485760 bytes]`.
+pub fn quoted(text: &str) -> String {
+    match text.char_indices().nth(EXCERPT_CHARS) {
+        None => format!("{text:?}"),
+        Some((cut, _)) => format!("{:?}…[{} bytes]", &text[..cut], text.len()),
+    }
+}
+
+/// `message` cut after [`MAX_MESSAGE_CHARS`] characters, marked as cut.
+pub fn shortened(message: &str) -> std::borrow::Cow<'_, str> {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => std::borrow::Cow::Borrowed(message),
+        Some((cut, _)) => std::borrow::Cow::Owned(format!(
+            "{}…[message cut: {} bytes]",
+            &message[..cut],
+            message.len()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_quoted_as_a_marked_excerpt() {
+        assert_eq!(excerpt("pricing"), "pricing");
+        assert_eq!(quoted("a\nb"), "\"a\\nb\"");
+        let long = "é".repeat(1000);
+        let cut = excerpt(&long);
+        assert_eq!(cut, format!("{}…[2000 bytes]", "é".repeat(EXCERPT_CHARS)));
+        assert!(quoted(&long).ends_with("\"…[2000 bytes]"));
+        assert_eq!(shortened("short"), "short");
+        let message = "x".repeat(10_000);
+        let short = shortened(&message);
+        assert!(short.len() < MAX_MESSAGE_CHARS + 40, "{short}");
+        assert!(short.ends_with("…[message cut: 10000 bytes]"));
     }
 }

@@ -16,4 +16,4 @@ pub mod mcp;
 pub mod outline;
 pub mod workspace;
 
-pub use error::{Error, ErrorCode};
+pub use error::{Error, ErrorCode, excerpt, quoted, shortened};

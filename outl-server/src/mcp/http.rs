@@ -1,8 +1,9 @@
 //! Streamable HTTP at `/mcp`: rmcp's service behind axum, with the guards a local server
 //! needs. Requests pass, in order: the bearer token (401, before anything is read), the body
-//! limit (413) and the screen that stdio uses too (400 with a JSON-RPC error for a body that
-//! is not one readable message), then the `Host` and `Origin` checks against DNS rebinding
-//! (403). A request refused at any step reaches no tool.
+//! limit (413, with a JSON-RPC error that names the limit) and the screen that stdio uses too
+//! (400 with a JSON-RPC error for a body that is not one readable message), then the `Host`
+//! and `Origin` checks against DNS rebinding (403). A request refused at any step reaches no
+//! tool.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::server::OutlServer;
-use crate::mcp::stdio::{Verdict, screen_message};
+use crate::mcp::stdio::{Verdict, screen_message, too_large_response};
 
 /// The largest request body accepted; a bigger one gets 413.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -165,9 +166,9 @@ async fn screen_body(request: Request, next: Next) -> Response {
         Err(rejection) => return rejection.into_response(),
     };
     match screen_message(&bytes) {
-        Verdict::Forward(_) => {
-            next.run(Request::from_parts(parts, Body::from(bytes)))
-                .await
+        Verdict::Forward { repaired, .. } => {
+            let body = repaired.map_or_else(|| Body::from(bytes), Body::from);
+            next.run(Request::from_parts(parts, body)).await
         }
         Verdict::Answer(error) => (
             StatusCode::BAD_REQUEST,
@@ -186,7 +187,8 @@ async fn screen_body(request: Request, next: Next) -> Response {
 fn payload_too_large() -> Response {
     (
         StatusCode::PAYLOAD_TOO_LARGE,
-        format!("Payload Too Large: request body exceeds {MAX_BODY_BYTES} bytes"),
+        [(header::CONTENT_TYPE, "application/json")],
+        too_large_response("the request body", MAX_BODY_BYTES).to_string(),
     )
         .into_response()
 }

@@ -224,8 +224,8 @@ impl ServerHandler for OutlServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let Some(tool) = self.registry.get(&request.name) else {
             return Err(ErrorData::invalid_params(
-                format!("unknown tool: {}", request.name),
-                Some(json!({ "tool": request.name })),
+                format!("unknown tool: {}", crate::excerpt(&request.name)),
+                Some(json!({ "tool": crate::excerpt(&request.name) })),
             ));
         };
         let args = Value::Object(request.arguments.unwrap_or_default());

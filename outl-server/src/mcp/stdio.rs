@@ -7,6 +7,11 @@
 //! non-JSON, -32600 for JSON that is not a message, -32602 for a known method with bad
 //! params), that a request before `initialize` is refused but the session goes on, and that
 //! only the end of stdin ends it.
+//!
+//! A string with an unpaired UTF-16 surrogate escape (`"\ud800"`) is JSON that strict parsers
+//! refuse; the screen reads such a message with each unpaired escape replaced by U+FFFD, so
+//! that the request is answered with its own id. No answer quotes more of the message than an
+//! excerpt ([`crate::excerpt`]).
 
 use std::collections::VecDeque;
 
@@ -33,13 +38,22 @@ const OUTBOX_CAPACITY: usize = 64;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
 const INVALID_PARAMS: i64 = -32602;
+
+/// The longest method name the screen hands to rmcp, whose "method not found" quotes it
+/// whole; a request naming a longer one is answered -32601 with an excerpt of it.
+const MAX_METHOD_BYTES: usize = 256;
 
 /// What the screen decides about one input line.
 #[derive(Debug)]
 pub enum Verdict {
-    /// A message rmcp can take as it is.
-    Forward(Box<ClientJsonRpcMessage>),
+    /// A message rmcp can take. `repaired` holds the line with its unpaired surrogate escapes
+    /// replaced, when it had any: what a transport that hands rmcp bytes must send instead.
+    Forward {
+        message: Box<ClientJsonRpcMessage>,
+        repaired: Option<Vec<u8>>,
+    },
     /// A JSON-RPC error response outl writes itself; rmcp never sees the line.
     Answer(Value),
     /// Nothing to answer (a blank line, or a notification or response nobody can act on).
@@ -64,7 +78,7 @@ impl Screen {
 
     pub fn judge(&mut self, line: &[u8]) -> Verdict {
         match screen_message(line) {
-            Verdict::Forward(message) => self.admit(*message),
+            Verdict::Forward { message, .. } => self.admit(*message),
             other => other,
         }
     }
@@ -73,7 +87,7 @@ impl Screen {
     /// there get through.
     fn admit(&mut self, message: ClientJsonRpcMessage) -> Verdict {
         if self.session_open {
-            return Verdict::Forward(Box::new(message));
+            return forward(message);
         }
         match &message {
             JsonRpcMessage::Request(request) => match &request.request {
@@ -109,7 +123,14 @@ impl Screen {
                 return Verdict::Ignore;
             }
         }
-        Verdict::Forward(Box::new(message))
+        forward(message)
+    }
+}
+
+fn forward(message: ClientJsonRpcMessage) -> Verdict {
+    Verdict::Forward {
+        message: Box::new(message),
+        repaired: None,
     }
 }
 
@@ -124,6 +145,15 @@ pub fn screen_message(line: &[u8]) -> Verdict {
     let value: Value = match serde_json::from_slice(line) {
         Ok(value) => value,
         Err(e) => {
+            if let Some(repaired) = without_unpaired_surrogates(line) {
+                return match screen_message(&repaired) {
+                    Verdict::Forward { message, .. } => Verdict::Forward {
+                        message,
+                        repaired: Some(repaired),
+                    },
+                    other => other,
+                };
+            }
             return Verdict::Answer(error_response(
                 Value::Null,
                 PARSE_ERROR,
@@ -153,6 +183,25 @@ pub fn screen_message(line: &[u8]) -> Verdict {
             "Invalid Request: \"jsonrpc\" must be \"2.0\"".to_owned(),
         ));
     }
+    if method.is_some() && is_response {
+        return Verdict::Answer(error_response(
+            answerable_id(id, id_is_valid),
+            INVALID_REQUEST,
+            "Invalid Request: a message with a \"method\" is a request or a notification, and \
+             has no \"result\" or \"error\""
+                .to_owned(),
+        ));
+    }
+    if let Some(long) = method.as_deref().filter(|m| m.len() > MAX_METHOD_BYTES) {
+        if id.is_none() {
+            return Verdict::Ignore;
+        }
+        return Verdict::Answer(error_response(
+            answerable_id(id, id_is_valid),
+            METHOD_NOT_FOUND,
+            format!("Method not found: {}", crate::quoted(long)),
+        ));
+    }
     let message = match serde_json::from_value::<ClientJsonRpcMessage>(value) {
         Ok(message) => message,
         Err(e) => return unreadable(method, is_response, id, id_is_valid, e),
@@ -172,7 +221,56 @@ pub fn screen_message(line: &[u8]) -> Verdict {
             format!("Invalid params for {}: {problem}", custom.method),
         ));
     }
-    Verdict::Forward(Box::new(message))
+    forward(message)
+}
+
+/// `line` with each unpaired surrogate escape in its strings (`\ud800` not followed by a low
+/// surrogate escape, or a low one alone) replaced by `\ufffd`; `None` when it has none.
+pub fn without_unpaired_surrogates(line: &[u8]) -> Option<Vec<u8>> {
+    let hex_at = |at: usize| -> Option<u16> {
+        let digits = line.get(at..at + 4)?;
+        u16::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+    };
+    let escape_at = |at: usize| -> Option<u16> {
+        if line.get(at..at + 2) != Some(b"\\u") {
+            return None;
+        }
+        hex_at(at + 2)
+    };
+    let is_high = |unit: u16| (0xD800..0xDC00).contains(&unit);
+    let is_low = |unit: u16| (0xDC00..0xE000).contains(&unit);
+    let mut out: Option<Vec<u8>> = None;
+    let (mut in_string, mut copied, mut i) = (false, 0, 0);
+    while i < line.len() {
+        match line[i] {
+            b'"' => in_string = !in_string,
+            b'\\' if in_string => {
+                let Some(unit) = escape_at(i) else {
+                    // Another escape: skip the escaped byte.
+                    i += 2;
+                    continue;
+                };
+                let paired = is_high(unit) && escape_at(i + 6).is_some_and(is_low);
+                if paired {
+                    i += 12;
+                    continue;
+                }
+                if is_high(unit) || is_low(unit) {
+                    let out = out.get_or_insert_with(|| Vec::with_capacity(line.len()));
+                    out.extend_from_slice(&line[copied..i]);
+                    out.extend_from_slice(b"\\ufffd");
+                    copied = i + 6;
+                }
+                i += 6;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut out = out?;
+    out.extend_from_slice(&line[copied..]);
+    Some(out)
 }
 
 /// A message of the right outline that rmcp cannot read.
@@ -239,8 +337,28 @@ fn answerable_id(id: Option<Value>, id_is_valid: bool) -> Value {
     }
 }
 
+/// A JSON-RPC error response; a message that quotes the input at length (a parser's own
+/// message) is cut short ([`crate::shortened`]).
 fn error_response(id: Value, code: i64, message: String) -> Value {
+    let message = crate::shortened(&message);
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The answer to a message over a transport's size limit, which names the limit.
+pub fn too_large_response(what: &str, limit_bytes: usize) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {
+            "code": INVALID_REQUEST,
+            "message": format!(
+                "Invalid Request: {what} is over the limit of {} MiB ({limit_bytes} bytes); \
+                 send less per message (a long page in several writes)",
+                limit_bytes >> 20
+            ),
+            "data": {"limit_bytes": limit_bytes},
+        },
+    })
 }
 
 /// The rmcp transport over a line reader and the shared stdout writer task.
@@ -380,11 +498,8 @@ impl<R: AsyncBufRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R>
                 Ok(LineRead::Line) => {}
                 Ok(LineRead::Oversized) => {
                     tracing::warn!(max = MAX_LINE_BYTES, "discarding an oversized message");
-                    self.answers.push_back(error_response(
-                        Value::Null,
-                        INVALID_REQUEST,
-                        format!("Invalid Request: message longer than {MAX_LINE_BYTES} bytes"),
-                    ));
+                    self.answers
+                        .push_back(too_large_response("the message", MAX_LINE_BYTES));
                     continue;
                 }
                 Ok(LineRead::Eof) => return None,
@@ -396,7 +511,7 @@ impl<R: AsyncBufRead + Unpin + Send> Transport<RoleServer> for StdioTransport<R>
             let verdict = self.screen.judge(&self.line);
             self.line.clear();
             match verdict {
-                Verdict::Forward(message) => return Some(*message),
+                Verdict::Forward { message, .. } => return Some(*message),
                 Verdict::Answer(answer) => self.answers.push_back(answer),
                 Verdict::Ignore => {}
             }
@@ -453,7 +568,7 @@ mod tests {
     }
 
     fn forwarded(verdict: &Verdict) -> bool {
-        matches!(verdict, Verdict::Forward(_))
+        matches!(verdict, Verdict::Forward { .. })
     }
 
     const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
@@ -543,6 +658,70 @@ mod tests {
     }
 
     #[test]
+    fn unpaired_surrogate_escapes_are_replaced_and_the_request_keeps_its_id() {
+        let line =
+            br#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":"\ud800","b":"x\udfffy"}}"#;
+        let repaired = without_unpaired_surrogates(line).expect("two to replace");
+        assert_eq!(
+            repaired,
+            br#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"a":"\ufffd","b":"x\ufffdy"}}"#
+        );
+        match screen_message(line) {
+            Verdict::Forward { message, repaired } => {
+                assert!(repaired.is_some());
+                let JsonRpcMessage::Request(request) = *message else {
+                    panic!("a request")
+                };
+                assert_eq!(serde_json::to_value(&request.id).unwrap(), 9);
+            }
+            other => panic!("expected the request, got {other:?}"),
+        }
+        // A pair, an escaped backslash before a `u`, and keys are left alone.
+        for fine in [
+            &br#"{"a":"\ud83d\ude00"}"#[..],
+            br#"{"a":"\\ud800"}"#,
+            br#"{"ud800":1}"#,
+        ] {
+            assert_eq!(without_unpaired_surrogates(fine), None);
+        }
+        assert_eq!(
+            without_unpaired_surrogates(br#"{"\udc00":"\ud800\ud800"}"#).unwrap(),
+            br#"{"\ufffd":"\ufffd\ufffd"}"#
+        );
+    }
+
+    #[test]
+    fn a_message_with_a_method_and_a_result_is_invalid() {
+        for line in [
+            &br#"{"jsonrpc":"2.0","id":6,"method":"ping","result":{}}"#[..],
+            br#"{"jsonrpc":"2.0","id":6,"method":"ping","error":{"code":1,"message":"x"}}"#,
+        ] {
+            let reply = answer(screen().judge(line));
+            assert_eq!(reply["error"]["code"], INVALID_REQUEST, "{reply}");
+            assert_eq!(reply["id"], 6);
+        }
+    }
+
+    #[test]
+    fn a_long_method_is_not_found_and_quoted_short() {
+        let method = "m".repeat(1_000_000);
+        let line = json!({"jsonrpc": "2.0", "id": 3, "method": method}).to_string();
+        let reply = answer(screen().judge(line.as_bytes()));
+        assert_eq!(reply["error"]["code"], METHOD_NOT_FOUND);
+        assert_eq!(reply["id"], 3);
+        let message = reply["error"]["message"].as_str().unwrap();
+        assert!(
+            message.len() < 200 && message.contains("[1000000 bytes]"),
+            "{message}"
+        );
+        let params = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call",
+                            "params": {"name": "x", "arguments": "a".repeat(100_000)}});
+        let reply = answer(screen().judge(params.to_string().as_bytes()));
+        assert_eq!(reply["error"]["code"], INVALID_PARAMS);
+        assert!(reply.to_string().len() < 1_000, "{reply}");
+    }
+
+    #[test]
     fn blank_lines_and_a_byte_order_mark_are_tolerated() {
         let mut screen = screen();
         assert!(matches!(screen.judge(b"   \r"), Verdict::Ignore));
@@ -581,6 +760,9 @@ mod tests {
         assert_eq!(forwarded.len(), 1, "the next message is read");
         assert_eq!(replies.len(), 1);
         assert_eq!(replies[0]["error"]["code"], INVALID_REQUEST);
+        assert_eq!(replies[0]["error"]["data"]["limit_bytes"], MAX_LINE_BYTES);
+        let message = replies[0]["error"]["message"].as_str().unwrap();
+        assert!(message.contains("16 MiB (16777216 bytes)"), "{message}");
     }
 
     #[tokio::test]
