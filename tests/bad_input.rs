@@ -446,13 +446,37 @@ fn cases() -> Vec<Case> {
             json!({"slug": "pricing", "new_name": "Hiring"}),
             Tool("PAGE_EXISTS"),
         ),
-        // 10 MB strings.
-        call("a 10 MB slug", "outl_page_get", json!({"slug": "s".repeat(TEN_MB)}), Tool("PAGE_NOT_FOUND")),
+        // Strings over their limits, and just under them: the error quotes an excerpt.
+        call("a 10 MB slug", "outl_page_get", json!({"slug": "s".repeat(TEN_MB)}), Tool("INVALID_ARGUMENTS")),
+        call("a slug one over its limit", "outl_page_get", json!({"slug": "s".repeat(1_001)}), Tool("INVALID_ARGUMENTS")),
+        call("a slug at its limit", "outl_page_get", json!({"slug": "s".repeat(1_000)}), Tool("PAGE_NOT_FOUND")),
+        call("an id at its limit", "outl_block_get", json!({"id": "i".repeat(1_000)}), Tool("BLOCK_NOT_FOUND")),
+        call("a cursor at its limit", "outl_page_list", json!({"cursor": "c".repeat(1_000)}), Tool("INVALID_ARGUMENTS")),
+        call("a date at its limit", "outl_daily_get", json!({"date": "2".repeat(1_000)}), Tool("INVALID_ARGUMENTS")),
+        call(
+            "a page name at its limit",
+            "outl_page_create",
+            json!({"name": "n".repeat(1_000)}),
+            Tool("INVALID_ARGUMENTS"),
+        ),
+        call("a query over its limit", "outl_search", json!({"query": "q ".repeat(501)}), Tool("INVALID_ARGUMENTS")),
+        call(
+            "a block text over its limit",
+            "outl_block_update",
+            json!({"id": "nope", "text": "t".repeat(20_001)}),
+            Tool("INVALID_ARGUMENTS"),
+        ),
+        call(
+            "markdown over its limit",
+            "outl_page_append",
+            json!({"slug": "pricing", "md": format!("- {}", "x".repeat(999_999))}),
+            Tool("INVALID_ARGUMENTS"),
+        ),
         call(
             "a 10 MB page update of no page",
             "outl_page_update",
             json!({"slug": "no such page", "md": format!("- {}", "x".repeat(TEN_MB))}),
-            Tool("PAGE_NOT_FOUND"),
+            Tool("INVALID_ARGUMENTS"),
         ),
         call("a 10 MB date", "outl_daily_get", json!({"date": "2".repeat(TEN_MB)}), Tool("INVALID_ARGUMENTS")),
         // Notifications and responses: never answered, never fatal.
@@ -494,9 +518,16 @@ fn cases() -> Vec<Case> {
     cases
 }
 
+/// The longest reply a refusal may be: an error quotes the input only as a short excerpt.
+const MAX_REFUSAL_BYTES: usize = 1_500;
+
 /// Checks that a case was refused as it must be; `reply` is its one JSON-RPC reply, if any.
 fn check(case: &Case, reply: Option<&Value>) {
     let name = &case.name;
+    if let Some(reply) = reply {
+        let size = reply.to_string().len();
+        assert!(size <= MAX_REFUSAL_BYTES, "{name}: a {size}-byte refusal");
+    }
     match (case.expect, reply) {
         (Expect::Rpc(code), Some(reply)) => {
             assert_eq!(reply["error"]["code"], code, "{name}: {reply}");

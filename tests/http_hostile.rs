@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use mcp_support::{
     HttpServer, HttpSession, assert_files_unchanged, files_of, initialize_params, json_payload,
-    open_once, text_of,
+    open_once, text_of, tool_error,
 };
 use serde_json::{Value, json};
 
@@ -216,11 +216,19 @@ fn bodies_over_the_limit_touch_nothing_however_framed() {
     assert_files_unchanged(&before, ws.path(), "bodies over the limit");
     session.assert_alive();
 
-    // Just under the limit is served.
+    // Just under the body limit is read, and reaches the tool, which holds its markdown to a
+    // limit of its own; markdown at that limit is written.
     let fits = "y".repeat(MAX_BODY_BYTES - 4096);
-    let created = session.call(
+    let refused = session.call(
         "outl_page_create",
         json!({"name": "fits", "md": format!("- {fits}")}),
+    );
+    let problems = &tool_error(&refused)["data"]["problems"];
+    assert_eq!(problems[0]["pointer"], "/md", "{problems}");
+    let at_limit = "y".repeat(1_000_000 - 2);
+    let created = session.call(
+        "outl_page_create",
+        json!({"name": "fits", "md": format!("- {at_limit}")}),
     );
     json_payload(&created);
 }

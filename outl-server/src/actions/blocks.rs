@@ -12,7 +12,7 @@ use super::lookup;
 use super::outline::OutlineNode;
 use super::paging;
 use super::query::Hit;
-use crate::mcp::registry::{Problem, invalid_arguments};
+use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker};
 use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace};
 use crate::{Error, ErrorCode};
@@ -52,6 +52,7 @@ pub struct InsertArgs {
     /// The text of the one new block, which may span lines (lines starting with `- ` stay
     /// text, they do not become child blocks). Start it with TODO, DOING, LATER … to make it a
     /// task; set properties with outl_block_property_set.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
     /// Insert as the last child of this block. Give exactly one of parent_id, after_id, page.
     pub parent_id: Option<String>,
@@ -69,6 +70,7 @@ pub struct UpdateArgs {
     pub id: String,
     /// The block's new text. When it does not start with a task marker, the block's current
     /// marker is kept (clear it with outl_block_todo state "none").
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
 }
 
@@ -155,6 +157,7 @@ pub struct PropertySetArgs {
     /// replaced). `id` is refused: outl keeps block ids.
     pub key: String,
     /// The value, one line; `[[links]]` and `#tags` in it link as in text.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub value: String,
 }
 
@@ -431,8 +434,9 @@ pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> 
             return Err(invalid_arguments(vec![Problem {
                 pointer: format!("/{field}"),
                 message: format!(
-                    "{anchor_id:?} is the moved block or one of its descendants: a block cannot \
-                     move under or after itself"
+                    "{} is the moved block or one of its descendants: a block cannot move under \
+                     or after itself",
+                    crate::quoted(anchor_id)
                 ),
             }]));
         }
@@ -521,8 +525,8 @@ pub fn outl_block_property_set(
         problems.push(Problem {
             pointer: "/key".into(),
             message: format!(
-                "{:?} is not a property key: use letters, digits, `_`, `-` and `.`",
-                args.key
+                "{} is not a property key: use letters, digits, `_`, `-` and `.`",
+                crate::quoted(&args.key)
             ),
         });
     } else if args.key.eq_ignore_ascii_case(ID) {

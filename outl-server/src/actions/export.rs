@@ -8,6 +8,7 @@ use super::lookup;
 use super::outline::stored_markdown;
 use super::pages::{self, PageMarkdown, PageRef};
 use crate::Error;
+use crate::mcp::registry::MAX_MARKDOWN_CHARS;
 use crate::outline::{self, Document};
 use crate::workspace::Workspace;
 
@@ -29,6 +30,7 @@ pub struct ImportArgs {
     pub name: String,
     /// The page's markdown: `key:: value` page properties (refused when appending to an
     /// existing page), then `- ` bullets indented by a tab per level.
+    #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
     /// `create` a new page (`PAGE_EXISTS` if it exists), `replace` its content (blocks whose
     /// text is unchanged keep their ids), or `append` blocks to it; `replace` and `append`

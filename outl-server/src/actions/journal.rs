@@ -12,7 +12,7 @@ use serde_json::json;
 use super::outline::{self, OutlineNode, PageMeta, stored_markdown};
 use super::pages;
 use super::paging;
-use crate::mcp::registry::{NoArgs, Problem, invalid_arguments};
+use crate::mcp::registry::{MAX_MARKDOWN_CHARS, NoArgs, Problem, invalid_arguments};
 use crate::workspace::{BlockList, Graph, Page, Workspace};
 use crate::{Error, ErrorCode};
 
@@ -51,6 +51,7 @@ pub struct DailyListArgs {
 pub struct DailyAppendArgs {
     /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
     /// bullet for its properties.
+    #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
     /// The day, `YYYY-MM-DD`; today when left out.
     pub date: Option<String>,
@@ -219,7 +220,10 @@ fn parse_date(text: &str, pointer: &str) -> Result<NaiveDate, Error> {
     iso_date(text).ok_or_else(|| {
         invalid_arguments(vec![Problem {
             pointer: pointer.to_string(),
-            message: format!("{text:?} is not a date: expected YYYY-MM-DD, e.g. 2026-11-30"),
+            message: format!(
+                "{} is not a date: expected YYYY-MM-DD, e.g. 2026-11-30",
+                crate::quoted(text)
+            ),
         }])
     })
 }

@@ -17,7 +17,8 @@ pub fn page<'g>(graph: &'g Graph, name: &str) -> Result<&'g Page, Error> {
         .ok_or_else(|| page_not_found(graph, name))
 }
 
-/// `PAGE_NOT_FOUND` for `name`, with `data.slug` and `data.suggestions`.
+/// `PAGE_NOT_FOUND` for `name`, with `data.slug` (an excerpt of a long name) and
+/// `data.suggestions`.
 pub fn page_not_found(graph: &Graph, name: &str) -> Error {
     let suggestions = suggestions(graph, name);
     let hint = if suggestions.is_empty() {
@@ -25,8 +26,11 @@ pub fn page_not_found(graph: &Graph, name: &str) -> Error {
     } else {
         format!("; did you mean {}?", suggestions.join(", "))
     };
-    Error::new(ErrorCode::PageNotFound, format!("no page {name:?}{hint}"))
-        .with_data(json!({ "slug": name, "suggestions": suggestions }))
+    Error::new(
+        ErrorCode::PageNotFound,
+        format!("no page {}{hint}", crate::quoted(name)),
+    )
+    .with_data(json!({ "slug": crate::excerpt(name), "suggestions": suggestions }))
 }
 
 /// The block with this id and its page, else `BLOCK_NOT_FOUND` with `data.id`.
@@ -39,10 +43,13 @@ pub fn page_of_block<'g>(graph: &'g Graph, id: &str) -> Result<&'g str, Error> {
     graph.page_of_block(id).ok_or_else(|| block_not_found(id))
 }
 
-/// `BLOCK_NOT_FOUND` for `id`, with `data.id`.
+/// `BLOCK_NOT_FOUND` for `id`, with `data.id` (an excerpt of a long one).
 pub fn block_not_found(id: &str) -> Error {
-    Error::new(ErrorCode::BlockNotFound, format!("no block with id {id:?}"))
-        .with_data(json!({ "id": id }))
+    Error::new(
+        ErrorCode::BlockNotFound,
+        format!("no block with id {}", crate::quoted(id)),
+    )
+    .with_data(json!({ "id": crate::excerpt(id) }))
 }
 
 /// Slugs of the pages nearest to `name`: those it is a prefix or a part of, then those within

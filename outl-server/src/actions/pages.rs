@@ -14,7 +14,7 @@ use super::outline::{self, OutlineNode, PageMeta, content_properties};
 use super::paging;
 use super::query::Hit;
 use crate::Error;
-use crate::mcp::registry::{Problem, invalid_arguments};
+use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
 use crate::outline::{Document, OutlineNode as AstNode, Token, aliases};
 use crate::workspace::{Block, Content, Graph, Workspace, carry_ids, slug};
 
@@ -84,6 +84,7 @@ pub struct PageCreateArgs {
     pub name: String,
     /// The page's markdown: optional `key:: value` page properties, then `- ` bullets indented
     /// by a tab per level. An empty page when left out.
+    #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: Option<String>,
 }
 
@@ -106,6 +107,7 @@ pub struct PageWriteArgs {
     pub slug: String,
     /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
     /// bullet for its properties.
+    #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
 }
 

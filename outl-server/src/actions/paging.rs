@@ -50,8 +50,9 @@ pub fn parse_cursor(cursor: &str) -> Result<usize, Error> {
         invalid_arguments(vec![Problem {
             pointer: "/cursor".into(),
             message: format!(
-                "{cursor:?} is not a cursor of this list; pass the next_cursor of the previous \
-                 reply, or leave it out to start at the beginning"
+                "{} is not a cursor of this list; pass the next_cursor of the previous reply, \
+                 or leave it out to start at the beginning",
+                crate::quoted(cursor)
             ),
         }])
     })

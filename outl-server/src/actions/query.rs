@@ -11,7 +11,7 @@ use super::lookup;
 use super::outline::timestamp;
 use super::paging;
 use crate::Error;
-use crate::mcp::registry::{Problem, invalid_arguments};
+use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
 use crate::outline::TaskMarker;
 use crate::workspace::{Block, BlockList, Graph, Holder, Page, Workspace};
 
@@ -176,6 +176,7 @@ pub struct PropertyQueryArgs {
     /// The property key, in any case (`owner` finds `owner:: [[Priya]]`).
     pub key: String,
     /// Only this exact value (surrounding spaces aside); every value when left out.
+    #[schemars(length(max = MAX_TEXT_CHARS))]
     pub value: Option<String>,
     /// Hits per call: 50 when left out, at most 200.
     #[schemars(range(min = 1))]

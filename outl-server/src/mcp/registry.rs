@@ -16,7 +16,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 pub use serde_json::{Map, Value};
 
-pub use self::args::{Problem, decode_args, invalid_arguments};
+pub use self::args::{
+    MAX_MARKDOWN_CHARS, MAX_STRING_CHARS, MAX_TEXT_CHARS, Problem, decode_args, invalid_arguments,
+};
 use crate::workspace::Workspace;
 use crate::{Error, ErrorCode};
 

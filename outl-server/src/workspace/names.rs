@@ -64,7 +64,7 @@ pub fn check_page_name(name: &str) -> Result<&str, Error> {
             ErrorCode::PathOutsideWorkspace,
             "a page name cannot contain NUL or other control characters",
         )
-        .with_data(serde_json::json!({ "name": name })));
+        .with_data(serde_json::json!({ "name": crate::excerpt(name) })));
     }
     Ok(name)
 }
@@ -214,9 +214,9 @@ pub fn resolve_inside(root: &Path, relative: &str) -> Result<PathBuf, Error> {
     let outside = |why: &str| {
         Error::new(
             ErrorCode::PathOutsideWorkspace,
-            format!("{why}: {relative:?}"),
+            format!("{why}: {}", crate::quoted(relative)),
         )
-        .with_data(serde_json::json!({ "path": relative }))
+        .with_data(serde_json::json!({ "path": crate::excerpt(relative) }))
     };
     if relative.is_empty() {
         return Err(outside("an empty path names no file in the workspace"));

@@ -63,8 +63,11 @@ enum History {
 }
 
 fn not_found(slug: &str) -> Error {
-    Error::new(ErrorCode::PageNotFound, format!("no page {slug:?}"))
-        .with_data(json!({ "slug": slug }))
+    Error::new(
+        ErrorCode::PageNotFound,
+        format!("no page {}", crate::quoted(slug)),
+    )
+    .with_data(json!({ "slug": crate::excerpt(slug) }))
 }
 
 fn io_error(what: &str, path: &str, e: std::io::Error) -> Error {
@@ -215,7 +218,7 @@ impl Workspace {
                     ErrorCode::InvalidArguments,
                     "a page cannot be renamed to a date: journal days are named by their date",
                 )
-                .with_data(json!({ "name": new_name })));
+                .with_data(json!({ "name": crate::excerpt(new_name) })));
             }
             let new_slug = names::slug(new_name);
             let new_file = names::page_file(new_name, self.format)?;
@@ -780,10 +783,14 @@ enum Replay {
 
 fn exists(slug: &str, file: Option<&str>) -> Error {
     let message = match file {
-        Some(file) => format!("page {slug:?} cannot be created: {file} already exists"),
-        None => format!("a page {slug:?} already exists"),
+        Some(file) => format!(
+            "page {} cannot be created: {file} already exists",
+            crate::quoted(slug)
+        ),
+        None => format!("a page {} already exists", crate::quoted(slug)),
     };
-    Error::new(ErrorCode::PageExists, message).with_data(json!({ "slug": slug, "path": file }))
+    Error::new(ErrorCode::PageExists, message)
+        .with_data(json!({ "slug": crate::excerpt(slug), "path": file }))
 }
 
 /// Gives each block of `blocks` without an id the id of a block of `from` with the same text,

@@ -4,12 +4,24 @@
 //! The arguments are first checked against the tool's `inputSchema`, which is what the model
 //! was shown, then decoded by serde; a serde error that the schema did not foresee (a custom
 //! deserializer's own rule) is reported with the path where it happened.
+//!
+//! Every string argument has a length limit: the `maxLength` its schema states (markdown,
+//! block text, property values), else [`MAX_STRING_CHARS`] (names, slugs, ids, dates, cursors,
+//! queries), so that no argument is longer than what the tool can use.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use crate::{Error, ErrorCode};
+
+/// The longest string argument, in characters, where the schema states no `maxLength`: a
+/// page name, slug, alias, tag, block id, property key, date, cursor or search query.
+pub const MAX_STRING_CHARS: usize = 1_000;
+/// The longest block text or property value an argument may carry, in characters.
+pub const MAX_TEXT_CHARS: usize = 20_000;
+/// The longest markdown one call may write, in characters.
+pub const MAX_MARKDOWN_CHARS: usize = 1_000_000;
 
 /// One thing wrong with the arguments, at `pointer` (RFC 6901; `""` is the arguments object).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -158,23 +170,27 @@ impl Schema<'_> {
             Value::Object(object) => self.validate_object(schema, object, at, out),
             Value::Array(items) => self.validate_array(schema, items, at, out),
             Value::String(s) => {
-                let length = s.chars().count() as f64;
+                let length = s.chars().count();
                 bound(
                     schema,
                     "minLength",
                     at,
                     out,
-                    |min| length >= min,
+                    |min| length as f64 >= min,
                     |min| format!("expected at least {min} characters"),
                 );
-                bound(
-                    schema,
-                    "maxLength",
-                    at,
-                    out,
-                    |max| length <= max,
-                    |max| format!("expected at most {max} characters"),
-                );
+                let max = schema
+                    .get("maxLength")
+                    .and_then(Value::as_u64)
+                    .map_or(MAX_STRING_CHARS, |max| max as usize);
+                if length > max {
+                    out.push(Problem {
+                        pointer: at.clone(),
+                        message: format!(
+                            "{length} characters, over the limit of {max} for this argument"
+                        ),
+                    });
+                }
             }
             Value::Number(n) => {
                 let Some(n) = n.as_f64() else { return };
@@ -469,4 +485,44 @@ fn list(values: &[Value]) -> String {
         .map(Value::to_string)
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    #[allow(dead_code)] // decoded to be refused
+    struct Args {
+        name: String,
+        #[schemars(length(max = 5))]
+        text: Option<String>,
+    }
+
+    fn problems(args: Value) -> Vec<Value> {
+        let schema = crate::mcp::registry::input_schema_for::<Args>();
+        let error = decode_args::<Args>(&schema, args).expect_err("refused");
+        let data = error.data.expect("data");
+        data["problems"].as_array().expect("problems").clone()
+    }
+
+    #[test]
+    fn strings_over_their_limit_are_refused_naming_the_argument_and_the_limit() {
+        let found = problems(json!({"name": "n".repeat(MAX_STRING_CHARS + 1), "text": "123456"}));
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0]["pointer"], "/name");
+        assert_eq!(
+            found[0]["message"],
+            "1001 characters, over the limit of 1000 for this argument"
+        );
+        assert_eq!(found[1]["pointer"], "/text");
+        assert_eq!(
+            found[1]["message"],
+            "6 characters, over the limit of 5 for this argument"
+        );
+        // Characters, not bytes.
+        let schema = crate::mcp::registry::input_schema_for::<Args>();
+        let at_limit = json!({"name": "é".repeat(MAX_STRING_CHARS), "text": "ééééé"});
+        assert!(decode_args::<Args>(&schema, at_limit).is_ok());
+    }
 }
