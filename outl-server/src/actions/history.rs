@@ -9,7 +9,7 @@ use super::outline::timestamp;
 use super::paging;
 use crate::Error;
 use crate::mcp::registry::NoArgs;
-use crate::workspace::{Op, Workspace};
+use crate::workspace::{ConfigProblem, Op, Workspace};
 
 /// What `outl_workspace_info` reports.
 #[derive(Debug, Serialize)]
@@ -23,6 +23,10 @@ pub struct WorkspaceInfo {
     pub blocks: usize,
     /// Pages edited outside outl and not reconciled yet: their writes are refused.
     pub frozen: Vec<FrozenPage>,
+    /// What `logseq/config.edn` holds that could not be read (the reader's message and where
+    /// it stopped); its defaults apply instead. Left out when there is nothing to say.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub config_problems: Vec<ConfigProblem>,
     /// The outl version serving it.
     pub version: &'static str,
 }
@@ -41,7 +45,7 @@ pub struct FrozenPage {
 
 /// Where the workspace is and what it holds: its folder, the number of pages, journal days
 /// and blocks, the pages edited outside outl whose writes are refused until they are
-/// reconciled, and the outl version serving it.
+/// reconciled, what of `logseq/config.edn` could not be read, and the outl version serving it.
 #[tool(title = "Workspace info", read_only, idempotent, payload = json)]
 pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInfo, Error> {
     let graph = ws.snapshot();
@@ -61,6 +65,7 @@ pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInf
         journals,
         blocks: graph.block_count(),
         frozen,
+        config_problems: ws.config().problems.clone(),
         version: env!("CARGO_PKG_VERSION"),
     })
 }

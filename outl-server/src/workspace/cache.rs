@@ -3,16 +3,17 @@
 //! index again.
 //!
 //! The cache is a copy, never a source of truth, so it is only used when it can be checked:
-//! it names the op-log seq it is at and the build of outl that wrote it, and a checksum covers
-//! it. Open takes it when the build is this one and the log still holds every op after its
-//! seq; it drops the pages those ops touched, then looks at every file as a refresh does, so
+//! it names the op-log seq it is at, the build of outl that wrote it and the graph's settings
+//! it was read with (`logseq/config.edn` shapes page names and links), and a checksum covers
+//! it. Open takes it when the build and the settings are these and the log still holds every
+//! op after its seq; it drops the pages those ops touched, then looks at every file as a refresh does, so
 //! that whatever moved on disk since (size, mtime or ctime) is read again. Anything else
 //! (another build, a log that no longer reaches back, a checksum that fails) makes open read
 //! every page, as it would without a cache, and write a new one.
 //!
 //! Numbers are little-endian and fixed-width, counts and lengths LEB128 varints. A header
-//! (magic and format version, checksum, the build's stamp, the seq, the length of the first
-//! section) comes first, then two sections, the pages and the index, decoded on two threads.
+//! (magic and format version, checksum, the build's stamp, the settings' digest, the seq, the
+//! length of the first section) comes first, then two sections, the pages and the index, decoded on two threads.
 
 use std::collections::BTreeMap;
 use std::hash::{BuildHasher, Hash};
@@ -33,7 +34,7 @@ use crate::outline::{Properties, TaskMarker};
 
 const CACHE_FILE: &str = "cache";
 /// The first bytes of a cache; the last one is the format's version.
-const MAGIC: &[u8; 8] = b"outl\0gr\x03";
+const MAGIC: &[u8; 8] = b"outl\0gr\x04";
 const CHECKSUM_LEN: usize = 32;
 
 fn path(root: &Path) -> PathBuf {
@@ -50,8 +51,9 @@ pub(super) struct Saved {
 }
 
 impl Saved {
-    /// The cache at `root` if there is one, written by this build, and whole.
-    pub fn read(root: &Path) -> Option<Saved> {
+    /// The cache at `root` if there is one, written by this build with these `settings` (a
+    /// digest of the graph's config), and whole.
+    pub fn read(root: &Path, settings: &[u8; 32]) -> Option<Saved> {
         let build = build_stamp()?;
         let bytes = std::fs::read(path(root)).ok()?;
         let mut input = Decoder::new(&bytes);
@@ -62,15 +64,16 @@ impl Saved {
             let checksum = input.take_array::<CHECKSUM_LEN>()?;
             let covered = input.bytes;
             let stamp = Stamp::take(&mut input)?;
+            let saved_settings = input.take_array::<32>()?;
             let seq = u64::take(&mut input)?;
             let pages_len = usize::try_from(u64::take(&mut input)?).map_err(|_| Corrupt)?;
             if pages_len > input.bytes.len() {
                 return Err(Corrupt);
             }
-            Ok((checksum, covered, stamp, seq, pages_len))
+            Ok((checksum, covered, stamp, saved_settings, seq, pages_len))
         })();
-        let (checksum, covered, stamp, seq, pages_len) = header.ok()?;
-        if stamp != build {
+        let (checksum, covered, stamp, saved_settings, seq, pages_len) = header.ok()?;
+        if stamp != build || &saved_settings != settings {
             return None;
         }
         if blake3::hash(covered).as_bytes() != &checksum {
@@ -117,10 +120,12 @@ pub(super) struct Draft {
 }
 
 impl Draft {
-    /// The cache of a graph at op-log seq `seq`, with the sections `pages` and `index` put;
-    /// `None` when the build of outl cannot be told.
+    /// The cache of a graph at op-log seq `seq`, read with `settings` (a digest of its
+    /// config), with the sections `pages` and `index` put; `None` when the build of outl
+    /// cannot be told.
     pub fn new(
         seq: u64,
+        settings: &[u8; 32],
         pages: impl FnOnce(&mut Encoder),
         index: impl FnOnce(&mut Encoder),
     ) -> Option<Draft> {
@@ -128,6 +133,7 @@ impl Draft {
         out.bytes.extend_from_slice(MAGIC);
         out.bytes.extend_from_slice(&[0; CHECKSUM_LEN]);
         build_stamp()?.put(&mut out);
+        out.bytes.extend_from_slice(settings);
         seq.put(&mut out);
         let len_at = out.bytes.len();
         0u64.put(&mut out);

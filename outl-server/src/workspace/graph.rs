@@ -252,9 +252,10 @@ impl Graph {
     /// with its stamp, then the index. A frozen page goes without its stamp and is listed, so
     /// that [`restore`](Self::restore) leaves it out and the refresh after it reads the file
     /// again, freezing it anew.
-    pub(super) fn draft(&self, seq: u64) -> Option<Draft> {
+    pub(super) fn draft(&self, seq: u64, settings: &[u8; 32]) -> Option<Draft> {
         Draft::new(
             seq,
+            settings,
             |out| {
                 self.pages.len().put(out);
                 for page in self.pages.values() {

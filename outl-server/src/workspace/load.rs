@@ -7,10 +7,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use super::config::GraphConfig;
 use super::format;
 use super::ids::{self, carry_ids};
 use super::model::{Page, PageKind};
-use super::names::{self, JOURNALS_DIR, NameFormat, PAGES_DIR};
+use super::names::{self, JOURNALS_DIR, PAGES_DIR};
 use super::sidecar::Sidecar;
 use super::{content_hash, frozen::Frozen};
 use crate::outline::Properties;
@@ -137,7 +138,7 @@ fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipp
 pub fn identity(
     file: &str,
     properties: &Properties,
-    format: NameFormat,
+    config: &GraphConfig,
 ) -> (String, String, PageKind) {
     let stem = file.rsplit('/').next().unwrap_or(file);
     let stem = stem.strip_suffix(".md").unwrap_or(stem);
@@ -154,15 +155,15 @@ pub fn identity(
         .filter(|value| !value.is_empty());
     let name = match title {
         Some(title) => title.to_string(),
-        None => names::name_of_stem(stem, format),
+        None => names::name_of_stem(stem, config.name_format),
     };
     (names::slug(&name), name, PageKind::Page)
 }
 
 /// The page a markdown text makes in `file`, ids empty.
-pub fn page_of(file: &str, md: &str, format: NameFormat, updated: i64) -> Page {
+pub fn page_of(file: &str, md: &str, config: &GraphConfig, updated: i64) -> Page {
     let (properties, blocks) = format::parse(md);
-    let (slug, name, kind) = identity(file, &properties, format);
+    let (slug, name, kind) = identity(file, &properties, config);
     Page {
         slug,
         name,
@@ -176,13 +177,13 @@ pub fn page_of(file: &str, md: &str, format: NameFormat, updated: i64) -> Page {
 }
 
 /// Reads, parses and identifies one page file. `Err` says why it cannot be served.
-pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, String> {
+pub fn load(root: &Path, file: &str, config: &GraphConfig) -> Result<Loaded, String> {
     let path = root.join(file);
     let meta = fs::metadata(&path).map_err(|e| format!("cannot read: {e}"))?;
     let bytes = fs::read(&path).map_err(|e| format!("cannot read: {e}"))?;
     let md = String::from_utf8(bytes).map_err(|_| "the file is not UTF-8 text".to_string())?;
     let stamp = Stamp::of(&meta);
-    let mut page = page_of(file, &md, format, stamp.updated());
+    let mut page = page_of(file, &md, config, stamp.updated());
     let sidecar_text = Sidecar::read_text(root, file);
     let current_ids = sidecar_text
         .as_deref()
@@ -201,7 +202,7 @@ pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, Strin
                 } else {
                     // Only a parser change can get here; keep what ids still fit.
                     carry_ids(
-                        &base_page(file, &sidecar, format).blocks(),
+                        &base_page(file, &sidecar, config).blocks(),
                         page.blocks_mut(),
                     );
                 }
@@ -209,7 +210,7 @@ pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, Strin
             }
             Some(sidecar) => {
                 carry_ids(
-                    &base_page(file, &sidecar, format).blocks(),
+                    &base_page(file, &sidecar, config).blocks(),
                     page.blocks_mut(),
                 );
                 Origin::Ahead(Frozen::new(&page, &sidecar.hash, &sidecar.base, &md))
@@ -225,8 +226,8 @@ pub fn load(root: &Path, file: &str, format: NameFormat) -> Result<Loaded, Strin
 }
 
 /// The page as outl last wrote or saw it, with the ids it had then.
-pub fn base_page(file: &str, sidecar: &Sidecar, format: NameFormat) -> Page {
-    let mut page = page_of(file, &sidecar.base, format, 0);
+pub fn base_page(file: &str, sidecar: &Sidecar, config: &GraphConfig) -> Page {
+    let mut page = page_of(file, &sidecar.base, config, 0);
     if page.body.count() == sidecar.ids.len() {
         ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
     }

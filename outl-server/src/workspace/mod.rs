@@ -6,6 +6,7 @@
 //! ```text
 //! pages/<name>.md              one page; the namespace a/b is the file a___b.md
 //! journals/YYYY_MM_DD.md       one journal page per day
+//! logseq/config.edn            the graph's settings, read at open (see `GraphConfig`)
 //! .outl/lock                   the write lock (an exclusive file lock, held during each write)
 //! .outl/oplog                  the op log, one line per write (see below)
 //! .outl/oplog.1                the op log's previous segment
@@ -141,6 +142,8 @@
 //! writers out): reads and writes wait only while it applies what it found.
 
 mod cache;
+mod config;
+mod date_format;
 mod disk;
 mod format;
 mod frozen;
@@ -172,6 +175,8 @@ use std::time::{Duration, Instant};
 use rustc_hash::FxHashMap;
 
 pub use crate::outline::TaskMarker;
+pub use config::{CONFIG_FILE, ConfigProblem, GraphConfig, Workflow};
+pub use date_format::{BadPattern, DateFormat};
 pub use frozen::Frozen;
 use graph::Minting;
 pub use graph::{BlockAt, Graph, Shadowed};
@@ -220,7 +225,8 @@ pub fn content_hash(bytes: &[u8]) -> String {
 /// An open workspace. `Send + Sync`: share it as `Arc<Workspace>`.
 pub struct Workspace {
     root: PathBuf,
-    format: NameFormat,
+    /// `logseq/config.edn` as read at open.
+    config: GraphConfig,
     graph: RwLock<Graph>,
     writer: Mutex<Writer>,
     minter: Mutex<IdMinter>,
@@ -284,7 +290,7 @@ impl Workspace {
         let log = OpLog::open(&state)
             .map_err(|e| unavailable(&root, format!("cannot open the op log: {e}")))?;
         let workspace = Workspace {
-            format: NameFormat::detect(&root),
+            config: GraphConfig::read(&root),
             root,
             graph: RwLock::new(Graph::default()),
             writer: Mutex::new(Writer {
@@ -333,9 +339,14 @@ impl Workspace {
         &self.root
     }
 
+    /// The graph's settings (`logseq/config.edn`), as read at open.
+    pub fn config(&self) -> &GraphConfig {
+        &self.config
+    }
+
     /// How file names map to page names here.
     pub fn name_format(&self) -> NameFormat {
-        self.format
+        self.config.name_format
     }
 
     /// A consistent view for reading. Picks up the writes of other outl processes first (one
@@ -662,7 +673,7 @@ impl Workspace {
     /// docs/performance.md). Returns whether the cache was saved; when it cannot be, `graph`
     /// is served as it is.
     fn adopt_from_cache(&self, log: &OpLog, graph: Graph) -> Result<bool, Error> {
-        let Some(draft) = graph.draft(log.last_seq()) else {
+        let Some(draft) = graph.draft(log.last_seq(), &self.config.digest()) else {
             *self.graph_mut() = graph;
             return Ok(false);
         };
@@ -694,7 +705,7 @@ impl Workspace {
     /// so that it sees them as they were then; the next look sees what moved since.
     fn restore_cached(&self, log: &OpLog) -> Option<(Graph, Listing)> {
         let started = Instant::now();
-        let saved = cache::Saved::read(&self.root)?;
+        let saved = cache::Saved::read(&self.root, &self.config.digest())?;
         let newest = log.last_seq();
         if saved.seq > newest || (saved.seq < newest && saved.seq + 1 < log.first_seq()) {
             return None;
@@ -735,7 +746,7 @@ impl Workspace {
     /// way is waited for first.
     fn save_cache(&self, seq: u64) {
         let started = Instant::now();
-        let Some(draft) = self.graph().draft(seq) else {
+        let Some(draft) = self.graph().draft(seq, &self.config.digest()) else {
             return;
         };
         tracing::debug!(elapsed = ?started.elapsed(), "encoded the cache");
@@ -764,7 +775,7 @@ impl Workspace {
                 graph.remove_file(&version.file);
             }
             if let (Some(after), Some(content)) = (&change.after, &content.after) {
-                let mut page = load::page_of(&after.file, &content.md, self.format, op.ts);
+                let mut page = load::page_of(&after.file, &content.md, &self.config, op.ts);
                 ids::assign_preorder(page.blocks_mut(), &content.ids);
                 let replaced = HashSet::from([page.slug.clone()]);
                 graph.fill_ids(&mut page, &replaced, &mut HashSet::new(), Minting::Derived);
@@ -788,7 +799,7 @@ impl Workspace {
     /// Reads every page file into a fresh graph (at open).
     fn load_all(&self) -> Result<Graph, Error> {
         let (files, skipped) = load::page_files(&self.root);
-        let (loaded, blocks) = load_parallel(&self.root, &files, self.format);
+        let (loaded, blocks) = load_parallel(&self.root, &files, &self.config);
         let mut graph = Graph::default();
         graph.skipped = skipped;
         graph.reserve(loaded.len(), blocks);
@@ -824,7 +835,7 @@ impl Workspace {
             changed.sort();
             (gone, changed)
         };
-        let (loaded, _) = load_parallel(&self.root, &changed, self.format);
+        let (loaded, _) = load_parallel(&self.root, &changed, &self.config);
         let mut graph = self.graph_mut();
         for file in &gone {
             graph.remove_file(file);
@@ -904,7 +915,8 @@ impl Workspace {
                     .clone()
                     .find(|&i| {
                         pages[i].as_ref().is_some_and(|l| {
-                            own_file_of(&l.page, self.format).as_ref() == Some(&l.page.file)
+                            own_file_of(&l.page, self.config.name_format).as_ref()
+                                == Some(&l.page.file)
                         })
                     })
                     .unwrap_or(group[0].1),
@@ -1100,13 +1112,13 @@ const LOAD_CHUNK: usize = 256;
 
 /// Loads files, in the order given, on two threads (the machine outl targets has two cores;
 /// more would only contend for the disk); also the number of blocks they hold.
-fn load_parallel(root: &Path, files: &[String], format: NameFormat) -> (Vec<FileRead>, usize) {
+fn load_parallel(root: &Path, files: &[String], config: &GraphConfig) -> (Vec<FileRead>, usize) {
     let load_chunk = |chunk: &[String]| {
         let mut blocks = 0;
         let loaded: Vec<_> = chunk
             .iter()
             .map(|file| {
-                let result = load::load(root, file, format);
+                let result = load::load(root, file, config);
                 if let Ok(l) = &result {
                     blocks += l.page.body.count();
                 }

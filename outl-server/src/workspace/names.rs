@@ -22,27 +22,13 @@ const WINDOWS_RESERVED_BODIES: &[&str] = &[
     "com9", "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
 ];
 
-/// How file names map to page names in this workspace.
+/// How file names map to page names in this workspace (`:file/name-format` in
+/// `logseq/config.edn`, see [`GraphConfig`](super::GraphConfig)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct NameFormat {
-    /// A Logseq graph still on the legacy file name format (its `logseq/config.edn` has no
+    /// A Logseq graph still on the legacy file name format (a config without
     /// `:file/name-format :triple-lowbar`): `.` in a file name separates namespaces.
     pub legacy_dots: bool,
-}
-
-impl NameFormat {
-    /// Reads the format from `logseq/config.edn`, the way Logseq decides it.
-    pub fn detect(root: &Path) -> NameFormat {
-        match std::fs::read_to_string(root.join("logseq").join("config.edn")) {
-            Ok(config) => NameFormat {
-                legacy_dots: !config.lines().any(|line| {
-                    let line = line.split(';').next().unwrap_or("");
-                    line.contains(":file/name-format") && line.contains(":triple-lowbar")
-                }),
-            },
-            Err(_) => NameFormat::default(),
-        }
-    }
 }
 
 /// The slug of a page name: trimmed and lowercased. Namespaces keep their `/`.

@@ -221,7 +221,7 @@ impl Workspace {
                 .with_data(json!({ "name": crate::excerpt(new_name) })));
             }
             let new_slug = names::slug(new_name);
-            let new_file = names::page_file(new_name, self.format)?;
+            let new_file = names::page_file(new_name, self.config.name_format)?;
             if new_slug != old.slug && self.graph().page(&new_slug).is_some() {
                 return Err(exists(&new_slug, None));
             }
@@ -296,12 +296,12 @@ impl Workspace {
                 .page(&slug)
                 .map(|p| p.file.clone())
                 .ok_or_else(|| not_found(&slug))?;
-            let loaded = load::load(&self.root, &file, self.format).map_err(|reason| {
+            let loaded = load::load(&self.root, &file, &self.config).map_err(|reason| {
                 Error::new(ErrorCode::Io, format!("cannot read {file}: {reason}"))
                     .with_data(json!({ "path": file }))
             })?;
             let before = Sidecar::read(&self.root, &file).map(|sidecar| Current {
-                page: load::base_page(&file, &sidecar, self.format),
+                page: load::base_page(&file, &sidecar, &self.config),
                 md: sidecar.base,
             });
             let merged = before
@@ -310,7 +310,7 @@ impl Workspace {
             let shown = self.graph().page(&slug).map(|page| page.blocks().to_vec());
             let (before, page, md) = match merged {
                 Some(md) => {
-                    let mut page = load::page_of(&file, &md, self.format, loaded.page.updated);
+                    let mut page = load::page_of(&file, &md, &self.config, loaded.page.updated);
                     // outl's blocks keep the ids their writes returned; the file's own blocks
                     // the ids the frozen page was read with, where those are still free.
                     if let Some(ours) = &before {
@@ -438,7 +438,7 @@ impl Workspace {
             None => (
                 names::slug(name),
                 PageKind::Page,
-                names::page_file(name, self.format)?,
+                names::page_file(name, self.config.name_format)?,
             ),
         };
         if self.graph().page(&slug).is_some() {
@@ -500,7 +500,7 @@ impl Workspace {
             return Ok(Current { page, md });
         }
         // Edited outside outl (or back to what outl wrote): read it again.
-        let loaded = load::load(&self.root, &page.file, self.format).map_err(|reason| {
+        let loaded = load::load(&self.root, &page.file, &self.config).map_err(|reason| {
             Error::new(
                 ErrorCode::Io,
                 format!("cannot read {}: {reason}", page.file),
@@ -578,7 +578,7 @@ impl Workspace {
             };
             let after = match (target, target_content) {
                 (Some(version), Some(content)) => {
-                    let mut page = load::page_of(&version.file, &content.md, self.format, 0);
+                    let mut page = load::page_of(&version.file, &content.md, &self.config, 0);
                     ids::assign_preorder(page.blocks_mut(), &content.ids);
                     Some(Draft {
                         page,
@@ -645,7 +645,7 @@ impl Workspace {
                 }
                 (None, _) => format::render(&draft.page.properties, &draft.page.blocks()),
             };
-            let mut page = load::page_of(&draft.page.file, &md, self.format, 0);
+            let mut page = load::page_of(&draft.page.file, &md, &self.config, 0);
             if page.slug != draft.page.slug {
                 return Err(Error::new(
                     ErrorCode::InvalidArguments,
