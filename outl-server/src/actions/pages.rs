@@ -16,7 +16,7 @@ use super::query::Hit;
 use crate::Error;
 use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
 use crate::outline::{Document, OutlineNode as AstNode, Token, aliases};
-use crate::workspace::{Block, Content, Graph, Workspace, carry_ids, slug};
+use crate::workspace::{Block, Content, Graph, Page, Workspace, carry_ids, slug};
 
 /// How many `((ref))`s deep a rendered page follows a referenced block that refers to
 /// another: enough for quotes of quotes, and a cycle cannot loop.
@@ -61,6 +61,10 @@ pub enum KindFilter {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageListArgs {
+    /// Only pages whose name or an alias matches every word of this, each by the word in any
+    /// form (`query` finds `Queries`), the start of a word, or with a typo (`qeuries`); best
+    /// match first instead of by slug.
+    pub query: Option<String>,
     /// Only pages whose slug (the lowercased name) starts with this, in any case.
     pub prefix: Option<String>,
     /// Only pages directly inside this namespace: `projects` lists `projects/apollo` but not
@@ -230,11 +234,20 @@ pub struct Reconciled {
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/// List pages by slug, with each one's name, last change and block count. Ordinary pages by
+/// List pages by slug, with each one's name, last change and block count; with a `query`,
+/// the pages whose name or alias matches it, best first (typos forgiven). Ordinary pages by
 /// default; `kind` selects journal days or both. Returns at most `limit` (default 50, max 200)
 /// and a `next_cursor` while more remain.
 #[tool(title = "List pages", read_only, idempotent, payload = json)]
 pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Error> {
+    if let Some(query) = &args.query
+        && !query.chars().any(char::is_alphanumeric)
+    {
+        return Err(invalid_arguments(vec![Problem {
+            pointer: "/query".into(),
+            message: "the query has no word to look for (letters or digits)".into(),
+        }]));
+    }
     let graph = ws.snapshot();
     let kind = args.kind.unwrap_or_default();
     let prefix = args.prefix.as_deref().map(str::to_lowercase);
@@ -242,7 +255,11 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
         let ns = slug(ns);
         format!("{}/", ns.trim_end_matches('/'))
     });
-    let matching = graph.pages().filter(|page| {
+    let candidates: Box<dyn Iterator<Item = &Page>> = match &args.query {
+        Some(query) => Box::new(graph.pages_named(query).into_iter()),
+        None => Box::new(graph.pages()),
+    };
+    let matching = candidates.filter(|page| {
         let wanted_kind = match kind {
             KindFilter::All => true,
             KindFilter::Page => page.date().is_none(),

@@ -57,8 +57,9 @@ impl Hit {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Words a block must all contain (any case); put a phrase in double quotes to require
-    /// its words in that order.
+    /// Words a block must all contain, in any case and any form of the word (`query` finds
+    /// `queries`); Chinese, Japanese or Korean text by any two or more characters of it. Put
+    /// words in double quotes to require them as written, in that order.
     pub query: String,
     /// Hits per call: 50 when left out, at most 200.
     #[schemars(range(min = 1))]
@@ -205,14 +206,16 @@ pub struct RecentArgs {
 // ---------------------------------------------------------------------------------------------
 // Outputs
 
-/// One search result.
+/// One search result: a block, or a page whose name or alias matched (no id).
 #[derive(Debug, Serialize)]
 pub struct SearchHit {
     /// The page's slug.
     pub page: String,
     /// The block's id.
-    pub id: String,
-    /// The block text around the first match, `…` where cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The block text around the first match, `…` where cut; for a page, the name or alias
+    /// that matched.
     pub snippet: String,
 }
 
@@ -313,9 +316,10 @@ pub struct Recent {
 // ---------------------------------------------------------------------------------------------
 // Tools
 
-/// Full-text search over block text: blocks containing every word of `query`, best first,
-/// each with its page, id and a snippet around the match. Returns at most `limit` (50 by
-/// default, 200 at most) and a `next_cursor` when more remain.
+/// Full-text search: first the pages whose name or alias holds every word of `query` (no
+/// `id`; the snippet is the name), then the blocks holding them all, best first (a heading
+/// above a passing mention), each with its page, id and a snippet around the match. Returns
+/// at most `limit` (50 by default, 200 at most) and a `next_cursor` when more remain.
 #[tool(title = "Search", read_only, idempotent, payload = json)]
 pub fn outl_search(ws: &Workspace, args: SearchArgs) -> Result<SearchResults, Error> {
     if !args.query.chars().any(char::is_alphanumeric) {

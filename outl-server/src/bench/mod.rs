@@ -5,6 +5,8 @@
 //!   wire before RFC 0276 ([`prerfc`]).
 //! - `latency` drives the real binary over stdio and Streamable HTTP: start-up, memory,
 //!   p50/p90/p99 per class of call, pipelined and concurrent throughput.
+//! - `relevance` asks `outl_search` and `outl_page_list` a judged query set on the generated
+//!   workspace: the share of queries whose right page comes first, and in the top 5.
 //!
 //! Benchmarks report; they never assert a wall-clock time.
 
@@ -12,6 +14,7 @@ mod client;
 pub mod generate;
 mod latency;
 pub mod prerfc;
+mod relevance;
 pub mod replies;
 mod rng;
 pub(crate) mod scratch;
@@ -38,6 +41,9 @@ enum BenchCommand {
     /// Start-up, memory, and p50/p90/p99 of tools/call over stdio and Streamable HTTP, driving
     /// the real binary on a scratch copy of the workspace.
     Latency(latency::LatencyArgs),
+    /// The share of a judged query set whose right page `outl_search` and `outl_page_list`
+    /// rank first, and in the top 5, on the 2,862-page generated workspace.
+    Relevance(relevance::RelevanceArgs),
 }
 
 #[derive(Debug, Args)]
@@ -106,6 +112,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
         BenchCommand::Gen(gen_args) => run_gen(gen_args),
         BenchCommand::Replies(replies_args) => replies::run(replies_args),
         BenchCommand::Latency(latency_args) => latency::run(latency_args),
+        BenchCommand::Relevance(relevance_args) => relevance::run(relevance_args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -170,6 +170,11 @@ impl Graph {
             .search(query, offset, limit, |slug| self.pages.get(slug))
     }
 
+    /// Pages whose name or an alias matches `query`, best first (see [`Index::pages_named`]).
+    pub fn pages_named(&self, query: &str) -> Vec<&Page> {
+        self.index.pages_named(query, |slug| self.pages.get(slug))
+    }
+
     pub(super) fn slug_of_file(&self, file: &str) -> Option<&str> {
         self.files.get(file).map(String::as_str)
     }

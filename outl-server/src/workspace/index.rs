@@ -28,6 +28,9 @@ use super::model::{Block, BlockList, Page};
 use super::names::slug;
 use super::packed::BlockReader;
 use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
+use super::terms::{
+    self, Analyzer, Language, Span, Surface, holds_phrase, is_gram, lone_char, lowercase, surfaces,
+};
 use crate::outline::{self, Properties, TaskMarker};
 
 /// Where something was found: a block of a page, or the page itself (its properties).
@@ -715,7 +718,7 @@ impl Index {
             let old_numbers = self.tables.blocks_of(p).to_vec();
             let freed = self.tables.renumber(p, old, new);
             self.search
-                .replace_page(&old_numbers, old, self.tables.blocks_of(p), new);
+                .replace_page(p, (&old_numbers, old), (self.tables.blocks_of(p), new));
             self.lists
                 .replace_page(&self.tables, p, old, &old_numbers, new);
             self.tables.free_blocks(freed.into_iter());
@@ -727,7 +730,7 @@ impl Index {
         if let Some(new) = new {
             let p = self.tables.register(new);
             self.lists.add_page(&self.tables, p, new, Placement::BySlug);
-            self.search.add_page(self.tables.blocks_of(p), new);
+            self.search.add_page(p, self.tables.blocks_of(p), new);
         }
     }
 
@@ -736,7 +739,7 @@ impl Index {
             return;
         };
         self.lists.remove_page(&self.tables, p, page);
-        self.search.remove_page(self.tables.blocks_of(p), page);
+        self.search.remove_page(p, self.tables.blocks_of(p), page);
         self.tables.unregister(p);
     }
 
@@ -784,11 +787,13 @@ impl Index {
             }
             lists
         };
+        let language = self.search.language;
         let search = || {
             Search::of_pages(
+                language,
                 numbered
                     .iter()
-                    .map(|&(p, page)| (tables.blocks_of(p), page)),
+                    .map(|&(p, page)| (p, tables.blocks_of(p), page)),
             )
         };
         let (mut lists, mut search) = if numbered.len() < PARALLEL_BUILD_MIN_PAGES {
@@ -949,10 +954,12 @@ impl Index {
         self.holders(self.lists.block_refs.get(id))
     }
 
-    /// Full-text search: blocks containing every term of `query` (and every `"quoted
-    /// phrase"`), best first (BM25, then by page slug and block id); the `limit` hits from
-    /// `offset` on, and how many there are. `page` gives the indexed page of a slug; block
-    /// texts are read only for the hits returned, and for every candidate of a phrase query.
+    /// Full-text search: the pages (journal days aside) whose name or an alias holds every
+    /// term of `query` and every `"quoted phrase"` (see [`ParsedQuery::label_score`]), then
+    /// the blocks holding them all, each list best first (BM25, a heading's doubled, then by
+    /// page slug and block id); the `limit` hits from `offset` on, and how many there are.
+    /// `page` gives the indexed page of a slug; block texts are read only for the hits
+    /// returned, and for every candidate of a phrase query.
     pub fn search<'a>(
         &self,
         query: &str,
@@ -960,7 +967,9 @@ impl Index {
         limit: usize,
         page: impl Fn(&str) -> Option<&'a Page>,
     ) -> SearchPage {
-        let parsed = ParsedQuery::new(query);
+        let analyzer = Analyzer::new(self.search.language);
+        let parsed = ParsedQuery::new(query, &analyzer);
+        let named = self.named_hits(&parsed, &analyzer, &page);
         let mut candidates = self.search.candidates(&parsed.terms);
         let mut texts = BlockTexts::new(&self.tables, page);
         if !parsed.phrases.is_empty() {
@@ -971,13 +980,16 @@ impl Index {
                     .is_some_and(|(_, _, text)| parsed.phrases_match(&text))
             });
         }
-        let total = candidates.len();
+        let total = named.len() + candidates.len();
         let end = offset.saturating_add(limit).min(total);
+        let mut hits: Vec<SearchHit> = named.into_iter().take(end).skip(offset).collect();
+        // The blocks' part of the slice, counted from the first block hit.
+        let (offset, end) = (
+            offset.saturating_sub(total - candidates.len()),
+            end.saturating_sub(total - candidates.len()),
+        );
         if offset >= end {
-            return SearchPage {
-                hits: Vec::new(),
-                total,
-            };
+            return SearchPage { hits, total };
         }
         // Scores tie often (one term, blocks of one length): the names that break ties are
         // looked up once a candidate, not once a comparison.
@@ -988,24 +1000,184 @@ impl Index {
         let best_first = |a: &(f64, (&str, &str), u32), b: &(f64, (&str, &str), u32)| {
             b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1))
         };
-        if end < total {
+        if end < ranked.len() {
             ranked.select_nth_unstable_by(end - 1, best_first);
             ranked.truncate(end);
         }
         ranked.sort_unstable_by(best_first);
-        let hits = ranked[offset..]
-            .iter()
-            .filter_map(|&(score, _, n)| {
-                let (slug, id, text) = texts.get(n)?;
+        hits.extend(ranked[offset..].iter().filter_map(|&(score, _, n)| {
+            let (slug, id, text) = texts.get(n)?;
+            Some(SearchHit {
+                slug: slug.to_string(),
+                block: Some(id.to_string()),
+                score,
+                snippet: snippet(&text, &parsed, &analyzer),
+            })
+        }));
+        SearchPage { hits, total }
+    }
+
+    /// The pages a search finds by name or alias, best first: by how the best of their
+    /// labels matched, then by how many pages link to them (the page a graph refers to is
+    /// the one a search for its name most likely means), then by slug.
+    fn named_hits<'a>(
+        &self,
+        parsed: &ParsedQuery<'_>,
+        analyzer: &Analyzer,
+        page: &impl Fn(&str) -> Option<&'a Page>,
+    ) -> Vec<SearchHit> {
+        let mut hits: Vec<SearchHit> = self
+            .search
+            .named(&parsed.terms)
+            .into_iter()
+            .filter_map(|p| {
+                let slug = self.tables.slugs.name(p);
+                let page = page(slug).filter(|page| page.date().is_none())?;
+                let (score, label) = labels(page)
+                    .filter_map(|label| Some((parsed.label_score(&label, analyzer)?, label)))
+                    .max_by(|a, b| a.0.total_cmp(&b.0))?;
+                let linking = self.linking_pages(slug).len() as f64;
                 Some(SearchHit {
                     slug: slug.to_string(),
-                    block: id.to_string(),
-                    score,
-                    snippet: snippet(&text, &parsed.terms),
+                    block: None,
+                    score: score + linking.ln_1p(),
+                    snippet: label.into_owned(),
                 })
             })
             .collect();
-        SearchPage { hits, total }
+        hits.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.slug.cmp(&b.slug))
+        });
+        hits
+    }
+
+    /// Pages whose name or an alias matches every word of `query`, each word exactly (by its
+    /// stem, as search matches), as the start of a word of the name, or within a typo (two
+    /// for a word of eight letters or more), best first: by how well the words matched, then
+    /// by how few words of the best label they leave unmatched, then by how many pages link
+    /// to the page, then by slug.
+    pub fn pages_named<'a>(
+        &self,
+        query: &str,
+        page: impl Fn(&str) -> Option<&'a Page>,
+    ) -> Vec<&'a Page> {
+        let analyzer = Analyzer::new(self.search.language);
+        let words = NameWord::of_query(query, &analyzer);
+        if words.is_empty() {
+            return Vec::new();
+        }
+        // Per word, the pages it matches a name term of, with the best quality.
+        let mut best: Vec<FxHashMap<u32, f64>> = vec![FxHashMap::default(); words.len()];
+        for (term, pages) in &self.search.names {
+            for (word, best) in words.iter().zip(&mut best) {
+                if let Some(quality) = word.quality(term) {
+                    for &p in pages {
+                        let kept = best.entry(p).or_insert(quality);
+                        *kept = kept.max(quality);
+                    }
+                }
+            }
+        }
+        let Some((first_best, rest_best)) = best.split_first() else {
+            return Vec::new();
+        };
+        let mut found: Vec<(f64, usize, usize, &'a Page)> = first_best
+            .iter()
+            .filter_map(|(&p, &quality)| {
+                let mut sum = quality;
+                for best in rest_best {
+                    sum += best.get(&p)?;
+                }
+                let slug = self.tables.slugs.name(p);
+                let page = page(slug)?;
+                let unmatched = labels(page)
+                    .map(|label| {
+                        analyzer
+                            .terms(&label)
+                            .iter()
+                            .filter(|term| !words.iter().any(|word| word.quality(term).is_some()))
+                            .count()
+                    })
+                    .min()
+                    .unwrap_or(0);
+                Some((sum, unmatched, self.linking_pages(slug).len(), page))
+            })
+            .collect();
+        found.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then(b.2.cmp(&a.2))
+                .then_with(|| a.3.slug.cmp(&b.3.slug))
+        });
+        found.into_iter().map(|(.., page)| page).collect()
+    }
+}
+
+/// A word of a page-name query, and how it matches the terms of names.
+struct NameWord {
+    /// Its term, as search has it.
+    term: String,
+    /// As written, lowercased.
+    written: String,
+    gram: bool,
+    /// Edits (a letter added, dropped, changed, or two swapped) a name term may be away.
+    typos: usize,
+}
+
+impl NameWord {
+    fn of_query(query: &str, analyzer: &Analyzer) -> Vec<NameWord> {
+        let mut words: Vec<NameWord> = Vec::new();
+        terms::spans(query, |span| {
+            let written = lowercase(&query[span.start..span.end]).into_owned();
+            let letters = written.chars().count();
+            let word = NameWord {
+                term: analyzer.term(query, span).into_owned(),
+                typos: if span.gram {
+                    0
+                } else {
+                    match letters {
+                        0..=3 => 0,
+                        4..=7 => 1,
+                        _ => 2,
+                    }
+                },
+                written,
+                gram: span.gram,
+            };
+            if !words.iter().any(|w| w.term == word.term) {
+                words.push(word);
+            }
+        });
+        words
+    }
+
+    /// How well a name term matches: 1 the same term, 0.75 one it begins (a word being
+    /// typed), 0.6 a typo away, 0.4 two; `None` when it does not.
+    fn quality(&self, term: &str) -> Option<f64> {
+        if matches_term(term, &self.term) {
+            return Some(1.0);
+        }
+        if self.gram || is_gram(term) {
+            return None;
+        }
+        if self.written.chars().count() >= 2
+            && (term.starts_with(&self.term) || term.starts_with(&self.written))
+        {
+            return Some(0.75);
+        }
+        let letters = term.chars().count();
+        let typos = [&self.term, &self.written]
+            .into_iter()
+            .filter(|word| word.chars().count().abs_diff(letters) <= self.typos)
+            .map(|word| strsim::osa_distance(word, term))
+            .min()?;
+        match typos {
+            1 if self.typos >= 1 => Some(0.6),
+            2 if self.typos >= 2 => Some(0.4),
+            _ => None,
+        }
     }
 }
 
@@ -1017,6 +1189,9 @@ const PARALLEL_BUILD_MIN_PAGES: usize = 256;
 
 const BM25_K1: f64 = 1.2;
 const BM25_B: f64 = 0.75;
+/// A heading block's BM25 score is multiplied by this: a heading names what the blocks under
+/// it are about, where a passing mention does not.
+const HEADING_BOOST: f64 = 2.0;
 /// Characters of context on each side of the first match in a snippet.
 const SNIPPET_CONTEXT: usize = 40;
 
@@ -1024,9 +1199,12 @@ const SNIPPET_CONTEXT: usize = 40;
 /// beside the count, and so many blocks would take tens of gigabytes of memory first.
 const SEARCHABLE_BLOCKS: u32 = 1 << (32 - TF_BITS);
 
-/// An inverted index over block text: lowercased alphanumeric tokens → blocks, scored BM25.
+/// An inverted index over block text (its terms, see [`terms`](super::terms)) → blocks,
+/// scored BM25, and one over page names and aliases → pages.
 #[derive(Debug, Default)]
 struct Search {
+    /// The language words are stemmed in.
+    language: Language,
     /// Per term, its postings `block << TF_BITS | count` (the count capped at
     /// [`TF_PACKED_MAX`]), sorted by block number.
     postings: FxHashMap<CompactString, Postings>,
@@ -1034,9 +1212,14 @@ struct Search {
     long_tf: FxHashMap<u32, Vec<(CompactString, u32)>>,
     /// By block number, its number of tokens.
     lens: Vec<u32>,
+    /// By block number, a bit set for a heading (see [`is_heading`]).
+    headings: Vec<u64>,
     total_len: u64,
     /// Blocks indexed.
     live: u64,
+    /// Per term of a page's name or one of its aliases, the numbers of the pages with it, in
+    /// increasing order.
+    names: FxHashMap<CompactString, Vec<u32>>,
 }
 
 /// One page of search results, and how many there are in all.
@@ -1046,100 +1229,103 @@ pub struct SearchPage {
     pub total: usize,
 }
 
-/// One search result.
+/// One search result: a block, or a page whose name or alias matched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchHit {
     pub slug: String,
-    pub block: String,
+    /// `None` for a page found by its name or an alias.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
+    /// A block's BM25 score (doubled for a heading); for a page, how well its name matched
+    /// (pages come before blocks whatever their scores).
     pub score: f64,
-    /// The text around the first match, `…` where cut.
+    /// For a block, its text around the first match, `…` where cut; for a page, the name or
+    /// alias that matched.
     pub snippet: String,
 }
 
-/// Lowercased tokens of a text: runs of alphanumeric characters. Borrowed when already
-/// lowercase, as most are.
-pub fn tokens(text: &str) -> impl Iterator<Item = Cow<'_, str>> + '_ {
-    token_spans(text).map(|(start, end)| {
-        let token = &text[start..end];
-        if has_uppercase(token) {
-            Cow::Owned(token.to_lowercase())
-        } else {
-            Cow::Borrowed(token)
-        }
-    })
+/// Whether a block is a heading: a markdown heading (`## Plans`), or a block Logseq shows as
+/// one through its `heading::` property.
+fn is_heading(block: &Block) -> bool {
+    let hashes = block.text.bytes().take_while(|&b| b == b'#').count();
+    ((1..=6).contains(&hashes) && block.text[hashes..].starts_with(' '))
+        || block.properties.iter().any(|(key, value)| {
+            key.eq_ignore_ascii_case("heading") && !value.trim().eq_ignore_ascii_case("false")
+        })
 }
 
-/// Calls `f` with each token of a text, lowercased in a buffer that serves every token.
-fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
-    let mut lowercased = String::new();
-    for (start, end) in token_spans(text) {
-        let token = &text[start..end];
-        if has_uppercase(token) {
-            if token.is_ascii() {
-                lowercased.clear();
-                lowercased.push_str(token);
-                lowercased.make_ascii_lowercase();
-            } else {
-                // As `tokens` lowercases it (a final sigma is not the one `char` gives).
-                lowercased = token.to_lowercase();
-            }
-            f(&lowercased);
-        } else {
-            f(token);
+/// A page's name and its aliases, as written.
+fn labels(page: &Page) -> impl Iterator<Item = Cow<'_, str>> {
+    std::iter::once(Cow::Borrowed(page.name.as_str())).chain(
+        outline::aliases(&page.properties)
+            .into_iter()
+            .map(Cow::Owned),
+    )
+}
+
+/// The distinct terms of a page's name and aliases, sorted.
+fn name_terms(page: &Page, analyzer: &Analyzer) -> Vec<String> {
+    let mut terms: Vec<String> = labels(page)
+        .flat_map(|label| analyzer.terms(&label))
+        .collect();
+    terms.sort_unstable();
+    terms.dedup();
+    terms
+}
+
+/// Whether `term` of a text is matched by the query term `wanted`: the same, or a gram that
+/// holds the lone character `wanted` is.
+fn matches_term(term: &str, wanted: &str) -> bool {
+    term == wanted || lone_char(wanted).is_some_and(|c| is_gram(term) && term.contains(c))
+}
+
+/// The terms of `keys` a query term stands for: itself, and for a lone character every gram
+/// holding it.
+fn expand<'k>(
+    keys: impl Iterator<Item = &'k CompactString>,
+    wanted: &'k str,
+) -> impl Iterator<Item = &'k str> {
+    keys.map(CompactString::as_str)
+        .filter(move |term| matches_term(term, wanted))
+}
+
+/// A query term's postings: its own list, or for a lone character the lists of every term
+/// holding it, merged, their counts added (up to [`TF_PACKED_MAX`]).
+enum TermList<'s> {
+    One(&'s str, &'s Postings),
+    Merged(Vec<u32>),
+}
+
+impl TermList<'_> {
+    fn len(&self) -> usize {
+        match self {
+            TermList::One(_, list) => list.len(),
+            TermList::Merged(list) => list.len(),
         }
     }
-}
 
-fn has_uppercase(token: &str) -> bool {
-    if token.is_ascii() {
-        token.bytes().any(|b| b.is_ascii_uppercase())
-    } else {
-        token.chars().any(char::is_uppercase)
+    fn cursor(&self) -> Cursor<'_> {
+        match self {
+            TermList::One(_, list) => list.cursor(),
+            TermList::Merged(list) => Cursor::Inline(list),
+        }
     }
-}
-
-/// Byte spans of the runs of alphanumeric characters (ASCII bytes are read without decoding).
-fn token_spans(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let bytes = text.as_bytes();
-    // Whether the character at `i` is alphanumeric, and its length in bytes.
-    let char_at = move |i: usize| match bytes[i] {
-        b if b.is_ascii() => (b.is_ascii_alphanumeric(), 1),
-        _ => text[i..]
-            .chars()
-            .next()
-            .map_or((false, 1), |c| (c.is_alphanumeric(), c.len_utf8())),
-    };
-    let mut i = 0;
-    std::iter::from_fn(move || {
-        loop {
-            if i >= bytes.len() {
-                return None;
-            }
-            let (alphanumeric, width) = char_at(i);
-            if alphanumeric {
-                break;
-            }
-            i += width;
-        }
-        let start = i;
-        while i < bytes.len() {
-            let (alphanumeric, width) = char_at(i);
-            if !alphanumeric {
-                break;
-            }
-            i += width;
-        }
-        Some((start, i))
-    })
 }
 
 impl Search {
-    fn add(&mut self, n: u32, text: &str) {
+    fn with_language(language: Language) -> Search {
+        Search {
+            language,
+            ..Search::default()
+        }
+    }
+
+    fn add(&mut self, n: u32, block: &Block, analyzer: &Analyzer) {
         if n >= SEARCHABLE_BLOCKS {
             return;
         }
         let mut len = 0;
-        for_each_token(text, |term| {
+        analyzer.for_each_term(&block.text, |term| {
             len += 1;
             let list = match self.postings.get_mut(term) {
                 Some(list) => list,
@@ -1158,15 +1344,16 @@ impl Search {
             self.lens.resize(at + 1, 0);
         }
         self.lens[at] = len;
+        self.set_heading(n, is_heading(block));
         self.total_len += u64::from(len);
         self.live += 1;
     }
 
-    fn remove(&mut self, n: u32, text: &str) {
+    fn remove(&mut self, n: u32, block: &Block, analyzer: &Analyzer) {
         if n >= SEARCHABLE_BLOCKS {
             return;
         }
-        for_each_token(text, |term| {
+        analyzer.for_each_term(&block.text, |term| {
             if let Some(list) = self.postings.get_mut(term) {
                 // A term's later tokens find its posting gone already.
                 list.remove(n);
@@ -1181,72 +1368,137 @@ impl Search {
                 .total_len
                 .saturating_sub(u64::from(std::mem::take(len)));
         }
+        self.set_heading(n, false);
         self.live = self.live.saturating_sub(1);
     }
 
-    /// The search of these pages, their blocks numbered in document order. Each posting list
-    /// is allocated once, at its size, counted first (see [`Extent`]).
-    fn of_pages<'p>(pages: impl Iterator<Item = (&'p [u32], &'p Page)> + Clone) -> Search {
+    fn set_heading(&mut self, n: u32, heading: bool) {
+        let (word, bit) = (n as usize / 64, 1u64 << (n % 64));
+        if heading {
+            if self.headings.len() <= word {
+                self.headings.resize(word + 1, 0);
+            }
+            self.headings[word] |= bit;
+        } else if let Some(bits) = self.headings.get_mut(word) {
+            *bits &= !bit;
+        }
+    }
+
+    fn is_heading(&self, n: u32) -> bool {
+        self.headings
+            .get(n as usize / 64)
+            .is_some_and(|bits| bits & (1 << (n % 64)) != 0)
+    }
+
+    /// The search of these pages, each numbered `p` with its blocks numbered in document
+    /// order. Each posting list is allocated once, at its size, counted first (see
+    /// [`Extent`]).
+    fn of_pages<'p>(
+        language: Language,
+        pages: impl Iterator<Item = (u32, &'p [u32], &'p Page)> + Clone,
+    ) -> Search {
+        let analyzer = Analyzer::new(language);
         let mut extents: FxHashMap<CompactString, Extent> = FxHashMap::default();
-        for (numbers, page) in pages.clone() {
+        for (_, numbers, page) in pages.clone() {
             for (block, &n) in page.blocks().preorder().iter().zip(numbers) {
                 if n >= SEARCHABLE_BLOCKS {
                     continue;
                 }
-                for_each_token(&block.text, |term| match extents.get_mut(term) {
+                analyzer.for_each_term(&block.text, |term| match extents.get_mut(term) {
                     Some(extent) => extent.count(n),
                     None => extents.entry(term.into()).or_default().count(n),
                 });
             }
         }
-        let mut search = Search::default();
+        let mut search = Search::with_language(language);
         search.postings.reserve(extents.len());
         for (term, extent) in extents {
             search.postings.insert(term, Postings::with_extent(&extent));
         }
-        for (numbers, page) in pages {
-            search.add_page(numbers, page);
+        for (p, numbers, page) in pages {
+            search.add_page(p, numbers, page);
         }
         search
     }
 
-    /// Adds the blocks of a page, numbered `numbers` in document order.
-    fn add_page(&mut self, numbers: &[u32], page: &Page) {
+    /// Adds page `p`, its blocks numbered `numbers` in document order.
+    fn add_page(&mut self, p: u32, numbers: &[u32], page: &Page) {
+        let analyzer = Analyzer::new(self.language);
         for (block, &n) in page.blocks().preorder().iter().zip(numbers) {
-            self.add(n, &block.text);
+            self.add(n, block, &analyzer);
         }
+        self.add_names(p, &name_terms(page, &analyzer));
     }
 
-    fn remove_page(&mut self, numbers: &[u32], page: &Page) {
+    fn remove_page(&mut self, p: u32, numbers: &[u32], page: &Page) {
+        let analyzer = Analyzer::new(self.language);
         for (block, &n) in page.blocks().preorder().iter().zip(numbers) {
-            self.remove(n, &block.text);
+            self.remove(n, block, &analyzer);
         }
+        self.remove_names(p, &name_terms(page, &analyzer));
     }
 
-    /// Puts `new`, numbered `new_numbers`, in place of `old`, numbered `old_numbers`: a block
-    /// whose number and text are the same in both is left as it is.
-    fn replace_page(&mut self, old_numbers: &[u32], old: &Page, new_numbers: &[u32], new: &Page) {
+    /// Puts `new`, numbered `new_numbers`, in place of `old`, numbered `old_numbers`, as page
+    /// `p`: a block whose number, text and heading are the same in both is left as it is.
+    fn replace_page(
+        &mut self,
+        p: u32,
+        (old_numbers, old): (&[u32], &Page),
+        (new_numbers, new): (&[u32], &Page),
+    ) {
+        let analyzer = Analyzer::new(self.language);
         let (old_blocks, new_blocks) = (old.blocks(), new.blocks());
         let (old_blocks, new_blocks) = (old_blocks.preorder(), new_blocks.preorder());
-        let old_texts: FxHashMap<u32, &str> = old_numbers
+        let old_texts: FxHashMap<u32, (&str, bool)> = old_numbers
             .iter()
             .copied()
-            .zip(old_blocks.iter().map(|block| block.text.as_str()))
+            .zip(
+                old_blocks
+                    .iter()
+                    .map(|block| (block.text.as_str(), is_heading(block))),
+            )
             .collect();
         let unchanged: FxHashSet<u32> = new_numbers
             .iter()
             .zip(&new_blocks)
-            .filter(|&(n, block)| old_texts.get(n) == Some(&block.text.as_str()))
+            .filter(|&(n, block)| {
+                old_texts.get(n) == Some(&(block.text.as_str(), is_heading(block)))
+            })
             .map(|(&n, _)| n)
             .collect();
         for (block, &n) in old_blocks.iter().zip(old_numbers) {
             if !unchanged.contains(&n) {
-                self.remove(n, &block.text);
+                self.remove(n, block, &analyzer);
             }
         }
         for (block, &n) in new_blocks.iter().zip(new_numbers) {
             if !unchanged.contains(&n) {
-                self.add(n, &block.text);
+                self.add(n, block, &analyzer);
+            }
+        }
+        let (was, is) = (name_terms(old, &analyzer), name_terms(new, &analyzer));
+        if was != is {
+            self.remove_names(p, &was);
+            self.add_names(p, &is);
+        }
+    }
+
+    fn add_names(&mut self, p: u32, terms: &[String]) {
+        for term in terms {
+            let pages = keyed_list(&mut self.names, term);
+            if let Err(at) = pages.binary_search(&p) {
+                pages.insert(at, p);
+            }
+        }
+    }
+
+    fn remove_names(&mut self, p: u32, terms: &[String]) {
+        for term in terms {
+            if let Some(pages) = self.names.get_mut(term.as_str()) {
+                pages.retain(|&q| q != p);
+                if pages.is_empty() {
+                    self.names.remove(term.as_str());
+                }
             }
         }
     }
@@ -1256,6 +1508,9 @@ impl Search {
         self.postings.shrink_to_fit();
         self.long_tf.shrink_to_fit();
         self.lens.shrink_to_fit();
+        self.headings.shrink_to_fit();
+        self.names.values_mut().for_each(Vec::shrink_to_fit);
+        self.names.shrink_to_fit();
     }
 
     /// How often block `n` holds `term`, from its posting.
@@ -1270,50 +1525,77 @@ impl Search {
             .map_or(packed, |&(_, tf)| tf)
     }
 
-    /// Blocks holding every term, with their BM25 score, by block number.
+    /// The postings of a query term, `None` when no block holds it.
+    fn term_list<'s>(&'s self, term: &'s str) -> Option<TermList<'s>> {
+        if lone_char(term).is_none() {
+            return self
+                .postings
+                .get_key_value(term)
+                .map(|(term, list)| TermList::One(term, list));
+        }
+        let mut merged: Vec<u32> = expand(self.postings.keys(), term)
+            .flat_map(|gram| self.postings[gram].cursor())
+            .collect();
+        merged.sort_unstable();
+        merged.dedup_by(|later, kept| {
+            let same = posting_block(*later) == posting_block(*kept);
+            if same {
+                let tf = (*kept & TF_PACKED_MAX) + (*later & TF_PACKED_MAX);
+                *kept = (*kept & !TF_PACKED_MAX) | tf.min(TF_PACKED_MAX);
+            }
+            same
+        });
+        (!merged.is_empty()).then_some(TermList::Merged(merged))
+    }
+
+    /// Blocks holding every term, with their BM25 score (see [`HEADING_BOOST`]), by block
+    /// number.
     fn candidates(&self, terms: &[String]) -> Vec<(f64, u32)> {
         if terms.is_empty() {
             return Vec::new();
         }
-        let mut lists: Vec<(&str, &Postings)> = Vec::with_capacity(terms.len());
+        let mut lists: Vec<TermList> = Vec::with_capacity(terms.len());
         for term in terms {
-            match self.postings.get(term.as_str()) {
-                Some(list) => lists.push((term, list)),
+            match self.term_list(term) {
+                Some(list) => lists.push(list),
                 None => return Vec::new(),
             }
         }
-        lists.sort_by_key(|(_, list)| list.len());
+        lists.sort_by_key(TermList::len);
         let n_docs = self.live.max(1) as f64;
         let avg_len = (self.total_len as f64 / n_docs).max(1.0);
         let idf: Vec<f64> = lists
             .iter()
-            .map(|(_, list)| {
+            .map(|list| {
                 let df = list.len() as f64;
                 (1.0 + (n_docs - df + 0.5) / (df + 0.5)).ln()
             })
             .collect();
-        let (rarest_term, rarest) = lists[0];
+        let tf = |list: &TermList, n: u32, posting: u32| match list {
+            TermList::One(term, _) => self.tf(n, term, posting),
+            TermList::Merged(_) => posting & TF_PACKED_MAX,
+        };
         // Blocks come in increasing number: each other list is searched from where the
         // previous block was found.
-        let mut others: Vec<(&str, Cursor)> = lists[1..]
+        let mut others: Vec<(&TermList, Cursor)> = lists[1..]
             .iter()
-            .map(|&(term, list)| (term, list.cursor()))
+            .map(|list| (list, list.cursor()))
             .collect();
         let mut tfs = Vec::with_capacity(lists.len());
         let mut candidates = Vec::new();
-        'blocks: for posting in rarest.cursor() {
+        'blocks: for posting in lists[0].cursor() {
             let n = posting_block(posting);
             tfs.clear();
-            tfs.push(self.tf(n, rarest_term, posting));
-            for (term, cursor) in &mut others {
+            tfs.push(tf(&lists[0], n, posting));
+            for (list, cursor) in &mut others {
                 match cursor.seek(n) {
-                    Some(p) if posting_block(p) == n => tfs.push(self.tf(n, term, p)),
+                    Some(p) if posting_block(p) == n => tfs.push(tf(list, n, p)),
                     _ => continue 'blocks,
                 }
             }
             let len = self.lens.get(n as usize).copied().unwrap_or(0);
             let norm = 1.0 - BM25_B + BM25_B * f64::from(len) / avg_len;
-            let score = tfs
+            let score: f64 = tfs
                 .iter()
                 .zip(&idf)
                 .map(|(&tf, idf)| {
@@ -1321,9 +1603,36 @@ impl Search {
                     idf * tf * (BM25_K1 + 1.0) / (tf + BM25_K1 * norm)
                 })
                 .sum();
-            candidates.push((score, n));
+            let boost = if self.is_heading(n) {
+                HEADING_BOOST
+            } else {
+                1.0
+            };
+            candidates.push((score * boost, n));
         }
         candidates
+    }
+
+    /// Pages whose names and aliases hold every term between them, by number.
+    fn named(&self, terms: &[String]) -> Vec<u32> {
+        let mut found: Option<Vec<u32>> = None;
+        for term in terms {
+            let mut pages: Vec<u32> = expand(self.names.keys(), term)
+                .flat_map(|name_term| self.names[name_term].iter().copied())
+                .collect();
+            if lone_char(term).is_some() {
+                pages.sort_unstable();
+                pages.dedup();
+            }
+            found = Some(match found {
+                None => pages,
+                Some(mut so_far) => {
+                    so_far.retain(|p| pages.binary_search(p).is_ok());
+                    so_far
+                }
+            });
+        }
+        found.unwrap_or_default()
     }
 }
 
@@ -1373,57 +1682,109 @@ impl<'i, 'a, F: Fn(&str) -> Option<&'a Page>> BlockTexts<'i, 'a, F> {
     }
 }
 
-struct ParsedQuery {
-    /// Every distinct token, phrases' included.
+struct ParsedQuery<'q> {
+    /// Every distinct term, phrases' included.
     terms: Vec<String>,
-    /// Token sequences that must appear consecutively.
-    phrases: Vec<Vec<String>>,
+    /// Token sequences that must appear one after the other, as written: each `"quoted
+    /// phrase"` (a quoted word too), and each run of Han, kana or Hangul longer than two
+    /// characters (its grams).
+    phrases: Vec<Vec<Surface<'q>>>,
+    /// Every token as written, lowercased.
+    words: Vec<Surface<'q>>,
 }
 
-impl ParsedQuery {
-    fn new(query: &str) -> ParsedQuery {
-        let mut terms: Vec<String> = Vec::new();
-        let mut phrases = Vec::new();
+impl<'q> ParsedQuery<'q> {
+    fn new(query: &'q str, analyzer: &Analyzer) -> ParsedQuery<'q> {
+        let mut parsed = ParsedQuery {
+            terms: Vec::new(),
+            phrases: Vec::new(),
+            words: Vec::new(),
+        };
         for (i, part) in query.split('"').enumerate() {
-            let part_tokens: Vec<String> = tokens(part).map(Cow::into_owned).collect();
+            let mut spans: Vec<Span> = Vec::new();
+            terms::spans(part, |span| spans.push(span));
+            let surfaces: Vec<Surface<'q>> = spans
+                .iter()
+                .map(|span| Surface {
+                    text: lowercase(&part[span.start..span.end]),
+                    joined: span.joined,
+                })
+                .collect();
             // Odd parts sit between quotes (an unclosed quote runs to the end).
-            if i % 2 == 1 && part_tokens.len() > 1 {
-                phrases.push(part_tokens.clone());
+            if i % 2 == 1 {
+                if !surfaces.is_empty() {
+                    parsed.phrases.push(surfaces.clone());
+                }
+            } else {
+                parsed.phrases.extend(
+                    surfaces
+                        .chunk_by(|_, next| next.joined)
+                        .filter(|run| run.len() > 1)
+                        .map(<[Surface]>::to_vec),
+                );
             }
-            for token in part_tokens {
-                if !terms.contains(&token) {
-                    terms.push(token);
+            for &span in &spans {
+                let term = analyzer.term(part, span);
+                if !parsed.terms.iter().any(|t| *t == term) {
+                    parsed.terms.push(term.into_owned());
                 }
             }
+            parsed.words.extend(surfaces);
         }
-        ParsedQuery { terms, phrases }
+        parsed
     }
 
     fn phrases_match(&self, text: &str) -> bool {
         if self.phrases.is_empty() {
             return true;
         }
-        let text_tokens: Vec<Cow<'_, str>> = tokens(text).collect();
-        self.phrases.iter().all(|phrase| {
-            text_tokens
-                .windows(phrase.len())
-                .any(|window| window.iter().zip(phrase).all(|(a, b)| a == b))
-        })
+        let tokens = surfaces(text);
+        self.phrases
+            .iter()
+            .all(|phrase| holds_phrase(&tokens, phrase))
+    }
+
+    /// Whether a term of a text is one of the query's.
+    fn holds(&self, term: &str) -> bool {
+        self.terms.iter().any(|wanted| matches_term(term, wanted))
+    }
+
+    /// How a page name or alias matches: `None` when it lacks a term or a phrase; else its
+    /// score, 200 when the label (or its last namespace part) is the query's words and
+    /// nothing more, 100 when it holds more, half a point more when every word is in it as
+    /// written.
+    fn label_score(&self, label: &str, analyzer: &Analyzer) -> Option<f64> {
+        let terms = analyzer.terms(label);
+        if !self
+            .terms
+            .iter()
+            .all(|wanted| terms.iter().any(|term| matches_term(term, wanted)))
+            || !self.phrases_match(label)
+        {
+            return None;
+        }
+        let leaf = label.rsplit('/').next().unwrap_or(label);
+        let whole = terms.iter().all(|term| self.holds(term))
+            || analyzer.terms(leaf).iter().all(|term| self.holds(term));
+        let written = surfaces(label);
+        let as_written = self
+            .words
+            .iter()
+            .all(|word| written.iter().any(|w| w.text == word.text));
+        let tier = if whole { 200.0 } else { 100.0 };
+        Some(tier + if as_written { 0.5 } else { 0.0 })
     }
 }
 
-fn snippet(text: &str, terms: &[String]) -> String {
-    let first = token_spans(text)
-        .find(|&(s, e)| {
-            let token = &text[s..e];
-            let lowercased = if has_uppercase(token) {
-                Cow::Owned(token.to_lowercase())
-            } else {
-                Cow::Borrowed(token)
-            };
-            terms.iter().any(|t| *t == lowercased)
-        })
-        .unwrap_or((0, 0));
+/// The text around the first token of `text` matching a query term, `…` where cut.
+fn snippet(text: &str, parsed: &ParsedQuery<'_>, analyzer: &Analyzer) -> String {
+    let mut first = None;
+    terms::spans(text, |span| {
+        if first.is_none() && parsed.holds(&analyzer.term(text, span)) {
+            first = Some((span.start, span.end));
+        }
+    });
+    let first = first.unwrap_or((0, 0));
     let start = text[..first.0]
         .char_indices()
         .rev()
@@ -1507,15 +1868,20 @@ persist_fields!(Lists {
 });
 
 persist_fields!(Search {
+    language,
     postings,
     long_tf,
     lens,
+    headings,
     total_len,
-    live
+    live,
+    names
 });
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
     use crate::workspace::format;
     use crate::workspace::model::PageKind;
@@ -1613,6 +1979,21 @@ mod tests {
             })
             .collect();
         out += &format!("{lens:?} {} {}\n", search.total_len, search.live);
+        let headings: BTreeSet<(&str, &str)> = (0..index.tables.block_pages.len() as u32)
+            .filter(|&n| search.is_heading(n))
+            .map(|n| index.tables.block_names(n).expect("a live block"))
+            .collect();
+        out += &format!("headings {headings:?}\n");
+        let names: BTreeMap<&str, BTreeSet<&str>> = search
+            .names
+            .iter()
+            .map(|(term, pages)| {
+                assert!(pages.is_sorted(), "pages of {term:?} out of order");
+                let slugs = pages.iter().map(|&p| index.tables.slugs.name(p)).collect();
+                (term.as_str(), slugs)
+            })
+            .collect();
+        out += &format!("names {names:?}\n");
         let long_tf: usize = search.long_tf.values().map(Vec::len).sum();
         out += &format!("{long_tf} counts above the packed maximum\n");
         out += &format!("{} block ids\n", index.block_count());
@@ -1625,7 +2006,7 @@ mod tests {
         (0..40)
             .map(|i| {
                 let md = format!(
-                    "tags:: t{}, [[Shared]]\nalias:: other {i}\n\n- TODO call [[Page {}]] about #topic{} and ((p{}x0))\n\t- child text Naïve ΣΟΦΟΣ {}\n\t  prio:: p{}\n- DONE word{} shared words {}\n- same text in every page\n",
+                    "tags:: t{}, [[Shared]]\nalias:: other {i}\n\n- TODO call [[Page {}]] about #topic{} and ((p{}x0))\n\t- child text Naïve ΣΟΦΟΣ {}\n\t  prio:: p{}\n- DONE word{} shared words {}\n- same text in every page\n- ## Heading 跨域请求 {}\n",
                     i % 3,
                     (i * 7) % 40,
                     i % 5,
@@ -1634,6 +2015,7 @@ mod tests {
                     i % 4,
                     i % 6,
                     "budget ".repeat(i % 18),
+                    "域".repeat(i % 3),
                 );
                 page(&format!("Page {i}"), &md, &format!("p{i}x"))
             })
@@ -1690,6 +2072,10 @@ mod tests {
             "\"shared words\"",
             "again budget",
             "σοφος",
+            "page other",
+            "跨域",
+            "域",
+            "heading",
         ] {
             let pages_by_slug = page_in(&pages);
             assert_eq!(
@@ -1717,6 +2103,8 @@ mod tests {
         "- tags:: t1, t3\n",
         "- twice [[P1]] [[P1]] #t1\n",
         "\t- LATER [[P4]] #[[t 4]]\n",
+        "- ## a heading 跨域\n",
+        "- heading:: true\n",
     ];
 
     proptest::proptest! {
@@ -1767,7 +2155,14 @@ mod tests {
         let same = |a: &Index, b: &Index, pages: &[Page]| {
             assert_eq!(observable(a), observable(b));
             assert_eq!(a.block_count(), b.block_count());
-            for query in ["budget", "\"shared words\"", "same text", "σοφος"] {
+            for query in [
+                "budget",
+                "\"shared words\"",
+                "same text",
+                "σοφος",
+                "page",
+                "求域",
+            ] {
                 let by_slug = page_in(pages);
                 assert_eq!(
                     a.search(query, 0, usize::MAX, &by_slug),
@@ -1900,7 +2295,11 @@ mod tests {
         assert_eq!(counts, [15, 16, 40]);
         // BM25 grows with the count: 40 beats 16 beats 15 though the blocks are longer.
         let hits = index.search("word", 0, 3, page_in(&pages));
-        let ids: Vec<&str> = hits.hits.iter().map(|h| h.block.as_str()).collect();
+        let ids: Vec<&str> = hits
+            .hits
+            .iter()
+            .filter_map(|h| h.block.as_deref())
+            .collect();
         assert_eq!(ids, ["c2", "c1", "c0"]);
         index.update(Some(&pages[0]), None);
         assert!(index.search.long_tf.is_empty());
@@ -1923,15 +2322,170 @@ mod tests {
     }
 
     #[test]
-    fn tokens_are_lowercased_alike_for_the_index_and_for_queries() {
-        let text = "Naïve ΣΟΦΟΣ, CAFÉ-au-lait x2 ǅemal";
-        let mut indexed = Vec::new();
-        for_each_token(text, |t| indexed.push(t.to_string()));
-        let queried: Vec<String> = tokens(text).map(Cow::into_owned).collect();
-        assert_eq!(indexed, queried);
+    fn a_query_has_the_terms_the_index_gives_its_text() {
+        let text = "Naïve ΣΟΦΟΣ, CAFÉ-au-lait x2 ǅemal Queries 跨域请求";
+        let analyzer = Analyzer::new(Language::ENGLISH);
+        let parsed = ParsedQuery::new(text, &analyzer);
+        assert_eq!(parsed.terms, analyzer.terms(text));
         assert_eq!(
-            queried,
-            ["naïve", "σοφος", "café", "au", "lait", "x2", "ǅemal"]
+            parsed.terms,
+            [
+                "naïv",
+                "σοφος",
+                "café",
+                "au",
+                "lait",
+                "x2",
+                "ǅemal",
+                "queri",
+                "跨域",
+                "域请",
+                "请求"
+            ]
         );
+    }
+
+    /// The pages, and the (page, block) of each hit of `query`.
+    fn hits_of(pages: &[Page], query: &str) -> Vec<(String, Option<String>)> {
+        let all: Vec<&Page> = pages.iter().collect();
+        Index::build(&all)
+            .search(query, 0, usize::MAX, page_in(pages))
+            .hits
+            .into_iter()
+            .map(|hit| (hit.slug, hit.block))
+            .collect()
+    }
+
+    fn block_hit(slug: &str, id: &str) -> (String, Option<String>) {
+        (slug.to_string(), Some(id.to_string()))
+    }
+
+    #[test]
+    fn words_match_by_stem_and_quoted_words_as_written() {
+        let pages = [
+            page(
+                "Notes",
+                "- Several queries were slow\n- One query was fast\n",
+                "n",
+            ),
+            page("Other", "- Querying is a verb\n", "o"),
+        ];
+        let mut found = hits_of(&pages, "query");
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                block_hit("notes", "n0"),
+                block_hit("notes", "n1"),
+                block_hit("other", "o0")
+            ]
+        );
+        assert_eq!(hits_of(&pages, "\"queries\""), [block_hit("notes", "n0")]);
+        assert_eq!(
+            hits_of(&pages, "\"queries were\""),
+            [block_hit("notes", "n0")]
+        );
+        assert!(hits_of(&pages, "\"query were\"").is_empty());
+    }
+
+    #[test]
+    fn han_kana_and_hangul_are_found_by_any_two_characters() {
+        let pages = [page(
+            "CJK",
+            "- 我们讨论了跨域请求的问题\n- 跨域 请求\n- 東京に行きました\n- データベースの設計\n- 학교에서 공부했다\n",
+            "c",
+        )];
+        let found = |query: &str| {
+            let mut ids: Vec<String> = hits_of(&pages, query)
+                .into_iter()
+                .filter_map(|(_, id)| id)
+                .collect();
+            ids.sort();
+            ids
+        };
+        for query in ["域请", "跨域请求", "讨论了跨域", "的问"] {
+            assert_eq!(found(query), ["c0"], "{query}");
+        }
+        assert_eq!(found("跨域"), ["c0", "c1"]);
+        assert!(found("请求跨域").is_empty());
+        assert_eq!(found("京に"), ["c2"]);
+        assert_eq!(found("ベース"), ["c3"]);
+        assert_eq!(found("학교"), ["c4"]);
+        assert_eq!(found("교에서"), ["c4"]);
+        // One character alone is found wherever it is.
+        let mut one = hits_of(&pages, "域");
+        one.sort();
+        assert_eq!(one, [block_hit("cjk", "c0"), block_hit("cjk", "c1")]);
+    }
+
+    #[test]
+    fn a_page_named_by_the_query_comes_first_then_headings() {
+        let pages = [
+            page("Queries", "- Ask your graph questions\n", "q"),
+            page("Query", "- A command\n", "c"),
+            page("Advanced Queries", "- More\n", "a"),
+            page(
+                "Changelog",
+                "- Fixed a bug where long queries of many words and more words were slow\n- ## Queries\n- links [[Queries]]\n",
+                "l",
+            ),
+            page(
+                "Journal",
+                "- see [[Queries]] and [[Advanced Queries]]\n",
+                "j",
+            ),
+        ];
+        let found = hits_of(&pages, "queries");
+        let page_hit = |slug: &str| (slug.to_string(), None);
+        assert_eq!(
+            found[..3],
+            [
+                page_hit("queries"),
+                page_hit("query"),
+                page_hit("advanced queries")
+            ]
+        );
+        // The heading above the passing mention, though the mention comes first.
+        let blocks: Vec<_> = found[3..]
+            .iter()
+            .map(|(_, id)| id.as_deref().unwrap())
+            .collect();
+        assert_eq!((blocks[0], blocks[3]), ("l1", "l0"), "{blocks:?}");
+        // The page more pages link to comes first of two that both are the query's word.
+        assert_eq!(hits_of(&pages, "query")[0], page_hit("queries"));
+        let all: Vec<&Page> = pages.iter().collect();
+        let index = Index::build(&all);
+        let hit = &index.search("advanced", 0, 1, page_in(&pages)).hits[0];
+        assert_eq!(hit.snippet, "Advanced Queries");
+    }
+
+    #[test]
+    fn page_names_are_found_by_words_prefixes_and_typos() {
+        let pages = [
+            page("Queries", "- x\n", "q"),
+            page("Advanced Queries", "- x\n", "a"),
+            page("Kubernetes", "alias:: k8s cluster\n\n- x\n", "k"),
+            page("projects/Apollo", "- x\n", "p"),
+            page("跨域请求", "- x\n", "c"),
+            page("Notes", "- [[Advanced Queries]]\n", "n"),
+        ];
+        let all: Vec<&Page> = pages.iter().collect();
+        let index = Index::build(&all);
+        let named = |query: &str| -> Vec<String> {
+            index
+                .pages_named(query, page_in(&pages))
+                .into_iter()
+                .map(|page| page.slug.clone())
+                .collect()
+        };
+        assert_eq!(named("query"), ["queries", "advanced queries"]);
+        assert_eq!(named("qeuries"), ["queries", "advanced queries"]);
+        assert_eq!(named("advnced queries"), ["advanced queries"]);
+        assert_eq!(named("kubernetse"), ["kubernetes"]);
+        assert_eq!(named("cluster"), ["kubernetes"]);
+        assert_eq!(named("apol"), ["projects/apollo"]);
+        assert_eq!(named("跨域"), ["跨域请求"]);
+        assert!(named("apple").is_empty());
+        assert_eq!(named("kub"), ["kubernetes"]);
     }
 }

@@ -158,6 +158,7 @@ mod oplog;
 mod packed;
 mod postings;
 mod sidecar;
+mod terms;
 mod tree;
 mod write;
 
