@@ -25,7 +25,12 @@ pub enum Value {
 /// The parsed form of `payload = ...`.
 pub enum PayloadSyntax {
     Json,
-    Markdown { kind: Ident, field: Ident },
+    /// `markdown(FIELD)` or `markdown(FIELD, cut = CUT)`.
+    Markdown {
+        kind: Ident,
+        field: Ident,
+        cut: Option<Ident>,
+    },
 }
 
 /// One `FIELD = arg` or `FIELD = "where else"` of `drops(...)`.
@@ -88,7 +93,7 @@ fn parse_entry(cx: &mut Ctxt, segment: Vec<TokenTree>) -> Option<Entry> {
 
 /// `json` or `markdown(FIELD)`.
 pub fn parse_payload(cx: &mut Ctxt, tokens: TokenStream) -> Option<PayloadSyntax> {
-    const EXPECTED: &str = "the payload is `json` (the whole output as compact JSON) or `markdown(FIELD)` (only that String field, as raw markdown)";
+    const EXPECTED: &str = "the payload is `json` (the whole output as compact JSON) or `markdown(FIELD)` (only that String field, as raw markdown), optionally `markdown(FIELD, cut = CUT)` (and the field CUT, when a slice was cut, as JSON after it)";
     let mut iter = tokens.clone().into_iter();
     let kind = match iter.next() {
         Some(TokenTree::Ident(kind)) => kind,
@@ -117,9 +122,23 @@ pub fn parse_payload(cx: &mut Ctxt, tokens: TokenStream) -> Option<PayloadSyntax
                 [TokenTree::Ident(field)] => Some(PayloadSyntax::Markdown {
                     kind,
                     field: field.clone(),
+                    cut: None,
                 }),
+                [
+                    TokenTree::Ident(field),
+                    TokenTree::Punct(comma),
+                    TokenTree::Ident(key),
+                    TokenTree::Punct(eq),
+                    TokenTree::Ident(cut),
+                ] if comma.as_char() == ',' && key == "cut" && eq.as_char() == '=' => {
+                    Some(PayloadSyntax::Markdown {
+                        kind,
+                        field: field.clone(),
+                        cut: Some(cut.clone()),
+                    })
+                }
                 _ => {
-                    cx.error_at(g.span(), "write `markdown(FIELD)` with the name of the return type's String field that holds the markdown");
+                    cx.error_at(g.span(), "write `markdown(FIELD)` with the name of the return type's String field that holds the markdown, or `markdown(FIELD, cut = CUT)` with the field that says where a cut slice continues");
                     None
                 }
             }

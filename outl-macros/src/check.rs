@@ -23,7 +23,12 @@ pub struct ToolDecl {
 
 pub enum PayloadDecl {
     Json,
-    Markdown { kind: Ident, field: Ident },
+    /// `cut`: the field sent after the markdown, as JSON, when the reply is a slice cut short.
+    Markdown {
+        kind: Ident,
+        field: Ident,
+        cut: Option<Ident>,
+    },
 }
 
 const KEYS: &str = "title, name, payload, drops, read_only, destructive, idempotent";
@@ -133,8 +138,14 @@ pub fn tool_decl(
 
     let payload = match payload {
         Some(PayloadSyntax::Json) => Some(PayloadDecl::Json),
-        Some(PayloadSyntax::Markdown { kind, field }) => {
-            Some(PayloadDecl::Markdown { kind, field })
+        Some(PayloadSyntax::Markdown { kind, field, cut }) => {
+            if let Some(cut) = cut.as_ref().filter(|cut| **cut == field) {
+                cx.error_spanned_by(
+                    cut,
+                    format!("`{cut}` is the markdown itself; `cut` names the other field, which says where a cut slice continues"),
+                );
+            }
+            Some(PayloadDecl::Markdown { kind, field, cut })
         }
         None if !seen.contains("payload") => {
             cx.error_at(
@@ -181,14 +192,23 @@ fn check_drops(cx: &mut Ctxt, drops: &[DropSyntax], payload: Option<&PayloadDecl
         }
         seen.push(field.clone());
         if let Some(PayloadDecl::Markdown {
-            field: markdown, ..
+            field: markdown,
+            cut,
+            ..
         }) = payload
-            && *markdown == field
         {
-            cx.error_spanned_by(
-                &drop.field,
-                format!("`{field}` is the markdown payload itself; it is sent, not dropped"),
-            );
+            if *markdown == field {
+                cx.error_spanned_by(
+                    &drop.field,
+                    format!("`{field}` is the markdown payload itself; it is sent, not dropped"),
+                );
+            }
+            if cut.as_ref().is_some_and(|cut| *cut == field) {
+                cx.error_spanned_by(
+                    &drop.field,
+                    format!("`{field}` is the payload's `cut`: it is sent after the markdown, not dropped"),
+                );
+            }
         }
         if let WhySyntax::Elsewhere(lit) = &drop.why
             && lit.value().trim().is_empty()

@@ -62,13 +62,14 @@ impl ContractFile {
             if ![
                 "payload",
                 "markdown_field",
+                "markdown_cut",
                 "annotations",
                 "params",
                 "drops",
             ]
             .contains(&key.as_str())
             {
-                out.push(format!("`{key}`: not a key of tools.toml (the keys are payload, markdown_field, annotations, params, drops)"));
+                out.push(format!("`{key}`: not a key of tools.toml (the keys are payload, markdown_field, markdown_cut, annotations, params, drops)"));
             }
         }
         let declared = Declared::of(decl);
@@ -83,6 +84,12 @@ impl ContractFile {
             "markdown_field",
             entry.get("markdown_field").map(show),
             declared.markdown_field.as_deref().map(quote),
+        );
+        compare_value(
+            &mut out,
+            "markdown_cut",
+            entry.get("markdown_cut").map(show),
+            declared.markdown_cut.as_deref().map(quote),
         );
         let written_annotations = match entry.get("annotations") {
             None => Some(Vec::new()),
@@ -185,6 +192,7 @@ pub struct EntryCheck {
 struct Declared {
     payload: &'static str,
     markdown_field: Option<String>,
+    markdown_cut: Option<String>,
     annotations: Vec<&'static str>,
     drops: Vec<(String, String)>,
 }
@@ -214,12 +222,14 @@ impl Declared {
             PayloadDecl::Json => Declared {
                 payload: "json",
                 markdown_field: None,
+                markdown_cut: None,
                 annotations,
                 drops,
             },
-            PayloadDecl::Markdown { field, .. } => Declared {
+            PayloadDecl::Markdown { field, cut, .. } => Declared {
                 payload: "markdown",
                 markdown_field: Some(field.to_string()),
+                markdown_cut: cut.as_ref().map(|cut| cut.to_string()),
                 annotations,
                 drops,
             },

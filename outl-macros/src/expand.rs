@@ -67,9 +67,16 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
     };
     let payload = match &decl.payload {
         PayloadDecl::Json => quote!(#rt::Payload::Json),
-        PayloadDecl::Markdown { field, .. } => {
+        PayloadDecl::Markdown { field, cut, .. } => {
             let field = field.to_string();
-            quote!(#rt::Payload::Markdown { field: #field })
+            let cut = match cut {
+                Some(cut) => {
+                    let cut = cut.to_string();
+                    quote!(::core::option::Option::Some(#cut))
+                }
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(#rt::Payload::Markdown { field: #field, cut: #cut })
         }
     };
     let drops = decl.drops.iter().map(|drop| {
@@ -117,7 +124,7 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
         first_span(args),
         quote!(#rt::checks::documented_args(#name, #args_text, #args_fields)),
     )];
-    if let PayloadDecl::Markdown { kind, field } = &decl.payload {
+    if let PayloadDecl::Markdown { kind, field, cut } = &decl.payload {
         field_lists.push(quote_spanned! {first_span(output)=>
             const OUTPUT_FIELDS: &'static [#rt::Field] = <#output as #rt::ToolFields>::FIELDS;
         });
@@ -126,7 +133,19 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
             field.span(),
             quote!(#rt::checks::markdown_field(#name, #output_text, #output_fields, #field_text)),
         ));
-        let dropped = decl.drops.iter().map(|d| d.field.to_string());
+        // The cut is sent, so it is accounted for as the dropped fields are.
+        let dropped = decl
+            .drops
+            .iter()
+            .map(|d| d.field.to_string())
+            .chain(cut.iter().map(Ident::to_string));
+        if let Some(cut) = cut {
+            let cut_text = cut.to_string();
+            checks.push(const_check(
+                cut.span(),
+                quote!(#rt::checks::cut_field(#name, #output_text, #output_fields, #cut_text)),
+            ));
+        }
         checks.push(const_check(
             kind.span(),
             quote!(#rt::checks::undropped_fields(#name, #output_text, #output_fields, #field_text, &[#(#dropped),*])),

@@ -127,7 +127,13 @@ fn tools_keep_the_listed_order_and_their_specs() {
     let render = TOOLS.get("page_render").expect("registered").spec;
     assert_eq!(render.title, "Render page");
     assert_eq!(render.description, "Render a page as markdown.");
-    assert_eq!(render.payload, Payload::Markdown { field: "md" });
+    assert_eq!(
+        render.payload,
+        Payload::Markdown {
+            field: "md",
+            cut: None
+        }
+    );
     assert_eq!(
         render.drops,
         &[Drop {
@@ -178,7 +184,13 @@ fn dispatch_returns_the_payload_kind_with_the_data() {
         .call(&ws, "page_render", json!({ "slug": "Home" }))
         .expect("known tool")
         .expect("a reply");
-    assert_eq!(reply.payload, Payload::Markdown { field: "md" });
+    assert_eq!(
+        reply.payload,
+        Payload::Markdown {
+            field: "md",
+            cut: None
+        }
+    );
     assert_eq!(
         reply.data(),
         Ok(json!({ "slug": "Home", "md": "# Home\n" }))

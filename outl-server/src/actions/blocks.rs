@@ -9,9 +9,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::lookup;
-use super::outline::OutlineNode;
+use super::outline::{OutlineNode, outline_slice};
 use super::paging;
 use super::query::Hit;
+use super::slices::{self, Cut, Window};
+use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker};
 use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace};
@@ -33,7 +35,7 @@ pub struct BlockRef {
     pub id: String,
 }
 
-/// A block and how deep to read below it.
+/// A block, how deep to read below it, and which slice of its subtree.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BlockTreeArgs {
@@ -43,6 +45,15 @@ pub struct BlockTreeArgs {
     /// node whose children were cut says how many in `children_omitted`.
     #[schemars(range(min = 1))]
     pub depth: Option<u32>,
+    /// Most blocks to return, counted in document order across levels; as many as the budget
+    /// holds when left out.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous slice, to read on from there.
+    pub cursor: Option<String>,
+    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    #[schemars(range(min = 1))]
+    pub budget: Option<u32>,
 }
 
 /// A new block and where it goes.
@@ -209,12 +220,20 @@ pub struct BlockRead {
     pub block: OutlineNode,
 }
 
-/// A block with its subtree.
+/// A block with its subtree, or a slice of it.
 #[derive(Debug, Serialize)]
 pub struct BlockTree {
     /// The page's slug.
     pub page: String,
-    pub tree: OutlineNode,
+    /// The block and its subtree, as far as the slice reaches; absent in later slices.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tree: Option<OutlineNode>,
+    /// A later slice's blocks, each one at its top naming its `parent`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outline: Vec<OutlineNode>,
+    /// Where the next slice starts, when this one was cut short.
+    #[serde(flatten)]
+    pub cut: Option<Cut>,
 }
 
 /// Where a written block now is.
@@ -315,15 +334,29 @@ pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error
 }
 
 /// A block with its children, as deep as `depth` asks (the whole subtree by default), every
-/// node with its id.
+/// node with its id. A long subtree comes in slices (`limit`, `cursor`, `budget`): the first
+/// in `tree`, the later ones in `outline`.
 #[tool(title = "Block tree", read_only, idempotent, payload = json)]
 pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree, Error> {
+    let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let graph = ws.snapshot();
     let at = lookup::block(&graph, &args.id)?;
-    Ok(BlockTree {
+    let mut tree = BlockTree {
         page: at.page.slug.clone(),
-        tree: OutlineNode::of(at.block(), args.depth.map_or(MAX_DEPTH, |d| d as usize)),
-    })
+        tree: None,
+        outline: Vec::new(),
+        cut: None,
+    };
+    let spent = wire_len(&tree) + slices::CUT_BYTES;
+    let block = std::slice::from_ref(at.block());
+    let (mut nodes, cut) = outline_slice(block, args.depth, window, spent, |_| 0);
+    tree.cut = cut;
+    if window.start == 0 {
+        tree.tree = nodes.pop();
+    } else {
+        tree.outline = nodes;
+    }
+    Ok(tree)
 }
 
 /// The blocks that refer to a block with `((id))`, with their page and text. Returns at most

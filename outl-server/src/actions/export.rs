@@ -6,10 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use super::lookup;
 use super::outline::stored_markdown;
-use super::pages::{self, PageMarkdown, PageRef};
+use super::pages::{self, PageMarkdown, PageSliceArgs};
+use super::slices::{self, Cut, SliceNode, Visit, Window};
 use crate::Error;
+use crate::mcp::payload::wire_len;
 use crate::mcp::registry::MAX_MARKDOWN_CHARS;
-use crate::outline::{self, Document};
+use crate::outline::{self, MAX_DEPTH, OutlineNode as AstNode, Properties};
 use crate::workspace::Workspace;
 
 /// What an import does with the page it names.
@@ -51,30 +53,76 @@ pub struct Imported {
     pub removed_ids: Vec<String>,
 }
 
+/// A page parsed into the outline format's AST, or a slice of it: the AST's own fields, and
+/// where a cut slice continues.
+#[derive(Debug, Serialize)]
+pub struct ExportedDocument {
+    pub properties: Properties,
+    pub blocks: Vec<ExportedNode>,
+    /// Where the next slice starts, when this one was cut short.
+    #[serde(flatten)]
+    pub cut: Option<Cut>,
+}
+
+/// One block of the parser AST in an export: its fields, and on a block that tops a slice
+/// without its parent, the parent's position in document order (the number a cursor is).
+#[derive(Debug, Serialize)]
+pub struct ExportedNode {
+    pub text: String,
+    pub properties: Properties,
+    pub children: Vec<ExportedNode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<usize>,
+}
+
+impl SliceNode for ExportedNode {
+    fn adopt(&mut self, child: Self) {
+        self.children.push(child);
+    }
+}
+
 /// A page's markdown exactly as stored in its file, for copying it elsewhere. Carries no
-/// block ids: use `outl_page_get` to edit.
+/// block ids: use `outl_page_get` to edit. A long page comes in slices (`limit`, `cursor`,
+/// `budget`), cut where blocks begin, which joined give the file.
 #[tool(
     title = "Export page as markdown",
     read_only,
     idempotent,
-    payload = markdown(md),
+    payload = markdown(md, cut = cut),
     drops(slug = arg)
 )]
-pub fn outl_export_md(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+pub fn outl_export_md(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkdown, Error> {
+    let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = lookup::page(&ws.snapshot(), &args.slug)?.clone();
-    Ok(PageMarkdown {
-        md: stored_markdown(ws, &page)?,
-        slug: args.slug,
-    })
+    let md = stored_markdown(ws, &page)?;
+    Ok(pages::markdown_slice(args.slug, &md, window))
 }
 
 /// A page parsed into the outline format's AST: `{properties, blocks}`, each block
 /// `{text, properties, children}` with its task marker in the text and without ids. It
-/// deserializes back into the parser's own type.
+/// deserializes back into the parser's own type. A long page comes in slices (`limit`,
+/// `cursor`, `budget`); a block that tops a slice without its parent names the parent's
+/// position in document order (`parent`).
 #[tool(title = "Export page as JSON", read_only, idempotent, payload = json)]
-pub fn outl_export_json(ws: &Workspace, args: PageRef) -> Result<Document, Error> {
+pub fn outl_export_json(ws: &Workspace, args: PageSliceArgs) -> Result<ExportedDocument, Error> {
+    let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = lookup::page(&ws.snapshot(), &args.slug)?.clone();
-    Ok(outline::parse(&stored_markdown(ws, &page)?))
+    let document = outline::parse(&stored_markdown(ws, &page)?);
+    let mut exported = ExportedDocument {
+        properties: document.properties,
+        blocks: Vec::new(),
+        cut: None,
+    };
+    let spent = wire_len(&exported) + slices::CUT_BYTES;
+    let node = |visit: Visit<'_, AstNode>| ExportedNode {
+        text: visit.block.text.clone(),
+        properties: visit.block.properties.clone(),
+        children: Vec::new(),
+        parent: visit.parent.map(|(_, position)| position),
+    };
+    (exported.blocks, exported.cut) =
+        slices::slice_tree(&document.blocks, MAX_DEPTH, window, spent, node, |_| 0);
+    Ok(exported)
 }
 
 /// Bring markdown into a page by name: create it, replace its content, or append to it

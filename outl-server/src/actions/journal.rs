@@ -12,7 +12,9 @@ use serde_json::json;
 use super::outline::{self, OutlineNode, PageMeta, stored_markdown};
 use super::pages;
 use super::paging;
-use crate::mcp::registry::{MAX_MARKDOWN_CHARS, NoArgs, Problem, invalid_arguments};
+use super::slices::{self, Cut, Window};
+use crate::mcp::payload::wire_len;
+use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
 use crate::workspace::{BlockList, Graph, Page, Workspace};
 use crate::{Error, ErrorCode};
 
@@ -22,12 +24,36 @@ pub const TODAY_VAR: &str = "OUTL_TODAY";
 /// Journal days a `PAGE_NOT_FOUND` for a day suggests.
 const NEARBY_DAYS: usize = 5;
 
-/// A journal day.
+/// Which slice of today's journal to read.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
-pub struct DateArgs {
+pub struct TodayArgs {
+    /// Most blocks to return, counted in document order across levels; as many as the budget
+    /// holds when left out.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous slice, to read on from there.
+    pub cursor: Option<String>,
+    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    #[schemars(range(min = 1))]
+    pub budget: Option<u32>,
+}
+
+/// A journal day, and which slice of it to read.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct DayArgs {
     /// The day, `YYYY-MM-DD`.
     pub date: String,
+    /// Most blocks to return, counted in document order across levels; as many as the budget
+    /// holds when left out.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous slice, to read on from there.
+    pub cursor: Option<String>,
+    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    #[schemars(range(min = 1))]
+    pub budget: Option<u32>,
 }
 
 /// Which journal days to list.
@@ -57,7 +83,7 @@ pub struct DailyAppendArgs {
     pub date: Option<String>,
 }
 
-/// A journal day in full.
+/// A journal day in full, or a slice of it.
 #[derive(Debug, Serialize)]
 pub struct DailyPage {
     /// The day, `YYYY-MM-DD`.
@@ -65,8 +91,11 @@ pub struct DailyPage {
     pub meta: PageMeta,
     /// The blocks with their ids: what block tools take.
     pub outline: Vec<OutlineNode>,
-    /// The page's markdown as stored.
+    /// The page's markdown as stored (of the slice's blocks).
     pub md: String,
+    /// Where the next slice starts, when this one was cut short.
+    #[serde(flatten)]
+    pub cut: Option<Cut>,
 }
 
 /// One journal day of a list.
@@ -99,24 +128,27 @@ pub struct DailyWritten {
 }
 
 /// Today's journal page, created empty if it does not exist yet: its date, meta, the outline
-/// with block ids, and the markdown as stored.
+/// with block ids, and the markdown as stored. A long day comes in slices (`limit`, `cursor`,
+/// `budget`).
 #[tool(title = "Today's journal", idempotent, payload = json)]
-pub fn outl_daily_today(ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
+pub fn outl_daily_today(ws: &Workspace, args: TodayArgs) -> Result<DailyPage, Error> {
+    let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = ws.ensure_journal(today()?)?;
-    daily_page(ws, &page)
+    daily_page(ws, &page, window)
 }
 
 /// The journal page of a day: its date, meta, the outline with block ids, and the markdown
 /// as stored. `PAGE_NOT_FOUND` with the nearest journal days when the day has no page; it is
-/// not created.
+/// not created. A long day comes in slices (`limit`, `cursor`, `budget`).
 #[tool(title = "Journal day", read_only, idempotent, payload = json)]
-pub fn outl_daily_get(ws: &Workspace, args: DateArgs) -> Result<DailyPage, Error> {
+pub fn outl_daily_get(ws: &Workspace, args: DayArgs) -> Result<DailyPage, Error> {
     let date = parse_date(&args.date, "/date")?;
+    let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = {
         let graph = ws.snapshot();
         journal(&graph, date)?.clone()
     };
-    daily_page(ws, &page)
+    daily_page(ws, &page, window)
 }
 
 /// List journal days, newest first, each with its number of blocks and of open tasks;
@@ -183,13 +215,40 @@ pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyW
     })
 }
 
-fn daily_page(ws: &Workspace, page: &Page) -> Result<DailyPage, Error> {
-    Ok(DailyPage {
+/// The slice of a journal day that `window` holds: its blocks' outline and their markdown as
+/// stored, the budget counting both.
+fn daily_page(ws: &Workspace, page: &Page, window: Window) -> Result<DailyPage, Error> {
+    let md = stored_markdown(ws, page)?;
+    let (_, starts) = crate::outline::parse_with_starts(&md);
+    let mut day = DailyPage {
         date: page.slug.clone(),
         meta: PageMeta::of(page),
-        outline: outline::outline(&page.blocks(), None),
-        md: stored_markdown(ws, page)?,
-    })
+        outline: Vec::new(),
+        md: String::new(),
+        cut: None,
+    };
+    let spent = wire_len(&day) + slices::CUT_BYTES;
+    let block_md = |position: usize| {
+        let one = Window {
+            start: position,
+            limit: 1,
+            bytes: usize::MAX,
+        };
+        wire_len(slices::slice_markdown(&md, &starts, one).0)
+    };
+    (day.outline, day.cut) = outline::outline_slice(&page.blocks(), None, window, spent, block_md);
+    let end = day
+        .cut
+        .as_ref()
+        .and_then(|cut| cut.next_cursor.parse().ok())
+        .unwrap_or(usize::MAX);
+    let blocks = Window {
+        limit: end - window.start,
+        bytes: usize::MAX,
+        ..window
+    };
+    day.md = slices::slice_markdown(&md, &starts, blocks).0.to_owned();
+    Ok(day)
 }
 
 /// Today: `OUTL_TODAY` when set, else the local date.

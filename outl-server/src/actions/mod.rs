@@ -9,6 +9,7 @@ pub mod outline;
 pub mod pages;
 pub mod paging;
 pub mod query;
+pub mod slices;
 
 outl_macros::registry! {
     /// Every tool of the server, in `tools/list` order.

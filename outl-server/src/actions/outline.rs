@@ -8,6 +8,7 @@ use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 use serde_json::json;
 
+use super::slices::{self, Cut, Visit, Window};
 use crate::mcp::payload::{self, Shape};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker, Token};
 use crate::workspace::{Block, Page, PageKind, Workspace};
@@ -26,6 +27,9 @@ const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 pub struct OutlineNode {
     /// The block id: what every block-targeting tool takes.
     pub id: CompactString,
+    /// The parent block's id, on a block that tops a slice without its parent, which came in
+    /// an earlier slice (not serialized when absent).
+    pub parent: Option<CompactString>,
     /// The block text without its leading task marker, property lines not included.
     pub text: String,
     /// The task marker the text starts with, if any.
@@ -43,23 +47,30 @@ pub struct OutlineNode {
 impl OutlineNode {
     /// The node of `block` with `levels` levels of blocks, itself included (at least one).
     pub fn of(block: &Block, levels: usize) -> OutlineNode {
+        let mut node = OutlineNode::alone(block);
+        if levels > 1 {
+            node.children = outline_levels(&block.children, levels - 1);
+        } else {
+            node.children_omitted = block.children.len();
+        }
+        node
+    }
+
+    /// The node of `block` without its children, none of them counted as omitted.
+    pub fn alone(block: &Block) -> OutlineNode {
         let (todo, text) = match outline::task_marker(&block.text) {
             Some((marker, rest)) => (Some(marker), rest.to_string()),
             None => (None, block.text.clone()),
         };
-        let (children, children_omitted) = if levels > 1 {
-            (outline_levels(&block.children, levels - 1), 0)
-        } else {
-            (Vec::new(), block.children.len())
-        };
         OutlineNode {
             id: block.id.clone(),
+            parent: None,
             text,
             todo,
             collapsed: is_collapsed(block),
             properties: content_properties(&block.properties),
-            children,
-            children_omitted,
+            children: Vec::new(),
+            children_omitted: 0,
         }
     }
 
@@ -86,10 +97,20 @@ impl Serialize for OutlineNode {
         // Pruned whatever they hold.
         let tokens = (!payload::node_leaves_out("tokens", Shape::Other)).then(|| self.tokens());
         let omitted = self.children_omitted != 0;
-        let fields = [todo, collapsed, properties, tokens.is_some(), omitted];
+        let fields = [
+            self.parent.is_some(),
+            todo,
+            collapsed,
+            properties,
+            tokens.is_some(),
+            omitted,
+        ];
         let len = 3 + fields.iter().filter(|&&field| field).count();
         let mut node = serializer.serialize_struct("OutlineNode", len)?;
         node.serialize_field("id", &self.id)?;
+        if let Some(parent) = &self.parent {
+            node.serialize_field("parent", parent)?;
+        }
         node.serialize_field("text", &self.text)?;
         if todo {
             node.serialize_field("todo", &self.todo)?;
@@ -111,11 +132,25 @@ impl Serialize for OutlineNode {
     }
 }
 
-/// The outline of `blocks`, `depth` levels deep (1: these blocks only); the whole tree when
-/// `None` (the format nests at most [`MAX_DEPTH`] levels).
-pub fn outline(blocks: &[Block], depth: Option<u32>) -> Vec<OutlineNode> {
+/// The slice of the outline of `blocks`, `depth` levels deep (1: these blocks only; the
+/// whole tree when `None`, the format nesting at most [`MAX_DEPTH`] levels), that `window`
+/// holds in a reply whose other fields take `spent` bytes, each block taking `extra` bytes
+/// more beside its node (see [`slices::slice_tree`]).
+pub fn outline_slice(
+    blocks: &[Block],
+    depth: Option<u32>,
+    window: Window,
+    spent: usize,
+    extra: impl Fn(usize) -> usize,
+) -> (Vec<OutlineNode>, Option<Cut>) {
     let levels = depth.map_or(MAX_DEPTH, |d| (d as usize).min(MAX_DEPTH));
-    outline_levels(blocks, levels)
+    let node = |visit: Visit<'_, Block>| {
+        let mut node = OutlineNode::alone(visit.block);
+        node.parent = visit.parent.map(|(parent, _)| parent.id.clone());
+        node.children_omitted = visit.children_omitted;
+        node
+    };
+    slices::slice_tree(blocks, levels, window, spent, node, extra)
 }
 
 fn outline_levels(blocks: &[Block], levels: usize) -> Vec<OutlineNode> {
@@ -240,14 +275,19 @@ mod tests {
             "top",
             vec![block("b", "mid", vec![block("c", "leaf", vec![])])],
         )];
-        let cut = outline(&tree, Some(2));
+        let all = Window::of(None, None, None).unwrap();
+        let (cut, _) = outline_slice(&tree, Some(2), all, 0, |_| 0);
         assert_eq!(cut[0].children[0].id, "b");
         assert!(cut[0].children[0].children.is_empty());
         assert_eq!(cut[0].children[0].children_omitted, 1);
         assert_eq!(cut[0].children_omitted, 0);
-        let whole = outline(&tree, None);
+        assert_eq!(cut[0], OutlineNode::of(&tree[0], 2));
+        let (whole, _) = outline_slice(&tree, None, all, 0, |_| 0);
         assert_eq!(whole[0].children[0].children[0].id, "c");
         let json = serde_json::to_value(&whole[0]).unwrap();
-        assert!(json.get("children_omitted").is_none());
+        assert!(json.get("children_omitted").is_none() && json.get("parent").is_none());
+        let from_c = Window::of(None, Some("2"), None).unwrap();
+        let (rest, _) = outline_slice(&tree, None, from_c, 0, |_| 0);
+        assert_eq!(serde_json::to_value(&rest[0]).unwrap()["parent"], "b");
     }
 }

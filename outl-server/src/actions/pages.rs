@@ -13,7 +13,9 @@ use super::lookup;
 use super::outline::{self, OutlineNode, PageMeta, content_properties};
 use super::paging;
 use super::query::Hit;
+use super::slices::{self, Cut, Window};
 use crate::Error;
+use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
 use crate::outline::{Document, OutlineNode as AstNode, Token, aliases};
 use crate::workspace::{Block, Content, Graph, Page, Workspace, carry_ids, slug};
@@ -34,7 +36,7 @@ pub struct PageRef {
     pub slug: String,
 }
 
-/// Which page, and how deep to read it.
+/// Which page, how deep, and which slice of it to read.
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageTreeArgs {
@@ -45,6 +47,33 @@ pub struct PageTreeArgs {
     /// A node whose children were cut says how many in `children_omitted`.
     #[schemars(range(min = 1))]
     pub depth: Option<u32>,
+    /// Most blocks to return, counted in document order across levels; as many as the budget
+    /// holds when left out.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous slice, to read on from there.
+    pub cursor: Option<String>,
+    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    #[schemars(range(min = 1))]
+    pub budget: Option<u32>,
+}
+
+/// Which page, and which slice of its markdown to read.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct PageSliceArgs {
+    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
+    /// (`2026-11-30`).
+    pub slug: String,
+    /// Most blocks to return, counted in document order across levels; as many as the budget
+    /// holds when left out.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+    /// The `next_cursor` of the previous slice, to read on from there.
+    pub cursor: Option<String>,
+    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    #[schemars(range(min = 1))]
+    pub budget: Option<u32>,
 }
 
 /// Which kind of pages a list holds.
@@ -152,20 +181,25 @@ pub struct PageList {
     pub next_cursor: Option<String>,
 }
 
-/// A page with its outline: the only place its block ids appear.
+/// A page with its outline, or a slice of it: the only place its block ids appear.
 #[derive(Debug, Serialize)]
 pub struct PageRead {
     pub slug: String,
     pub meta: PageMeta,
     pub outline: Vec<OutlineNode>,
+    /// Where the next slice starts, when this one was cut short.
+    #[serde(flatten)]
+    pub cut: Option<Cut>,
 }
 
-/// A page as markdown.
+/// A page as markdown, or a slice of it.
 #[derive(Debug, Serialize, ToolFields)]
 pub struct PageMarkdown {
     /// As the caller sent it.
     pub slug: String,
     pub md: String,
+    /// Where the next slice starts, when this one was cut short.
+    pub cut: Option<Cut>,
 }
 
 #[derive(Debug, Serialize)]
@@ -294,29 +328,37 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
 }
 
 /// Read a page: its meta (name, kind, file, page properties, last change) and its outline,
-/// every block with the id that block tools take. `depth` cuts the tree.
+/// every block with the id that block tools take. `depth` cuts the tree; a long page comes in
+/// slices (`limit`, `cursor`, `budget`).
 #[tool(title = "Read page", read_only, idempotent, payload = json)]
 pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Error> {
+    let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let graph = ws.snapshot();
     let page = lookup::page(&graph, &args.slug)?;
-    Ok(PageRead {
+    let mut read = PageRead {
         slug: page.slug.clone(),
         meta: PageMeta::of(page),
-        outline: outline::outline(&page.blocks(), args.depth),
-    })
+        outline: Vec::new(),
+        cut: None,
+    };
+    let spent = wire_len(&read) + slices::CUT_BYTES;
+    (read.outline, read.cut) =
+        outline::outline_slice(&page.blocks(), args.depth, window, spent, |_| 0);
+    Ok(read)
 }
 
 /// Render a page as markdown for reading: block references `((id))` replaced by the text of
 /// the block they name, `collapsed::` and `id::` properties left out. Carries no block ids:
-/// use `outl_page_get` to edit.
+/// use `outl_page_get` to edit. A long page comes in slices (`limit`, `cursor`, `budget`).
 #[tool(
     title = "Render page",
     read_only,
     idempotent,
-    payload = markdown(md),
+    payload = markdown(md, cut = cut),
     drops(slug = arg)
 )]
-pub fn outl_page_render(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+pub fn outl_page_render(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkdown, Error> {
+    let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let graph = ws.snapshot();
     let page = lookup::page(&graph, &args.slug)?;
     let md = crate::outline::serialize(&Document {
@@ -327,10 +369,7 @@ pub fn outl_page_render(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, E
             .map(|b| readable_node(&graph, b))
             .collect(),
     });
-    Ok(PageMarkdown {
-        slug: args.slug,
-        md,
-    })
+    Ok(markdown_slice(args.slug, &md, window))
 }
 
 /// Create a page, optionally with markdown content. Returns its slug, name, file and the ids
@@ -562,6 +601,18 @@ pub fn append_blocks(ws: &Workspace, slug: &str, blocks: Vec<Block>) -> Result<P
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
+/// The slice of the page markdown `md` that `window` holds, the page cut into blocks as its
+/// parser reads it.
+pub fn markdown_slice(slug: String, md: &str, window: Window) -> PageMarkdown {
+    let (_, starts) = crate::outline::parse_with_starts(md);
+    let (sliced, cut) = slices::slice_markdown(md, &starts, window);
+    PageMarkdown {
+        slug,
+        md: sliced.to_owned(),
+        cut,
+    }
+}
+
 /// The slug of the page `name` names, or `PAGE_NOT_FOUND` with suggestions.
 fn resolved_slug(ws: &Workspace, name: &str) -> Result<String, Error> {
     let graph = ws.snapshot();
@@ -695,7 +746,12 @@ mod tests {
     }
 
     fn render(ws: &Workspace, slug: &str) -> String {
-        let args = PageRef { slug: slug.into() };
+        let args = PageSliceArgs {
+            slug: slug.into(),
+            limit: None,
+            cursor: None,
+            budget: None,
+        };
         outl_page_render(ws, args).unwrap().md
     }
 

@@ -1,5 +1,6 @@
 //! Slicing lists so one call cannot swamp a context window: a `limit` with a default and a
-//! maximum, and an opaque `cursor` that continues where the last call stopped.
+//! maximum, an opaque `cursor` that continues where the last call stopped, and the reply
+//! budget that caps every reply a slice can cut (see [`budget_bytes`]).
 
 use serde::Serialize;
 
@@ -10,6 +11,21 @@ use crate::mcp::registry::{Problem, invalid_arguments};
 pub const DEFAULT_LIMIT: u32 = 50;
 /// The most items one call returns, whatever `limit` asks.
 pub const MAX_LIMIT: u32 = 200;
+
+/// The reply budget when `budget` is left out, in tokens.
+pub const DEFAULT_BUDGET: u32 = 10_000;
+/// The largest budget a caller may ask for, in tokens.
+pub const MAX_BUDGET: u32 = 50_000;
+/// The bytes of reply text a budget counts as one token. o200k averages about 3.3 bytes a
+/// token on notes, as JSON and as markdown alike, so a reply within its budget so counted
+/// takes at most about as many tokens as the budget says.
+pub const BYTES_PER_TOKEN: usize = 3;
+
+/// The bytes of reply text a `budget` of tokens allows: [`DEFAULT_BUDGET`] when absent,
+/// [`MAX_BUDGET`] at most.
+pub fn budget_bytes(budget: Option<u32>) -> usize {
+    budget.unwrap_or(DEFAULT_BUDGET).min(MAX_BUDGET) as usize * BYTES_PER_TOKEN
+}
 
 /// One slice of a list, and the cursor of the next.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -200,7 +200,7 @@ fn print_report(
         let name = tool.name();
         let payload = match tool.spec.payload {
             Payload::Json => "json".to_owned(),
-            Payload::Markdown { field } => format!("markdown({field})"),
+            Payload::Markdown { field, .. } => format!("markdown({field})"),
         };
         match measured.get(name) {
             Some(Ok(m)) => {

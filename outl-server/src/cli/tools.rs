@@ -147,7 +147,11 @@ fn described_with_limit(property: &Value) -> String {
 fn payload_label(payload: Payload) -> String {
     match payload {
         Payload::Json => "`json`".to_owned(),
-        Payload::Markdown { field } => format!("`markdown({field})`"),
+        Payload::Markdown { field, cut: None } => format!("`markdown({field})`"),
+        Payload::Markdown {
+            field,
+            cut: Some(cut),
+        } => format!("`markdown({field}, cut = {cut})`"),
     }
 }
 

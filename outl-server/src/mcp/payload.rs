@@ -20,12 +20,14 @@ use crate::mcp::registry::{Payload, Reply};
 
 /// A success reply: content only, no `structuredContent` (no tool declares an output
 /// schema, so none is owed). `content[0].text` is the pruned data as compact JSON, or for a
-/// markdown tool the raw markdown of its field. An output that cannot be serialized (a
-/// handler bug) is sent as the error it is.
+/// markdown tool the raw markdown of its field, followed, when the markdown is a slice cut
+/// short, by its `cut` field as compact JSON in `content[1].text`. An output that cannot be
+/// serialized (a handler bug) is sent as the error it is.
 pub fn tool_success_payload(reply: &Reply) -> CallToolResult {
-    match success_text(reply) {
-        Ok(text) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    match success_texts(reply) {
+        Ok(texts) => {
+            let content = texts.into_iter().map(ContentBlock::text).collect();
+            let mut result = CallToolResult::success(content);
             // `isError` defaults to false; leaving it out keeps every success reply minimal.
             result.is_error = None;
             result
@@ -34,22 +36,34 @@ pub fn tool_success_payload(reply: &Reply) -> CallToolResult {
     }
 }
 
-fn success_text(reply: &Reply) -> Result<String, Error> {
-    match reply.payload {
-        Payload::Markdown { field } => match reply.data()?.get_mut(field) {
-            Some(Value::String(markdown)) => Ok(std::mem::take(markdown)),
-            // The macro checks that the field is a String, so this is a handler bug; sending
-            // the whole payload keeps every field the caller could need.
-            _ => {
-                tracing::error!(
-                    field,
-                    "markdown payload field missing from the reply; sending JSON"
-                );
-                compact_pruned_json(reply)
-            }
-        },
-        Payload::Json => compact_pruned_json(reply),
+fn success_texts(reply: &Reply) -> Result<Vec<String>, Error> {
+    let Payload::Markdown { field, cut } = reply.payload else {
+        return Ok(vec![compact_pruned_json(reply)?]);
+    };
+    let mut data = reply.data()?;
+    let Some(Value::String(markdown)) = data.get_mut(field) else {
+        // The macro checks that the field is a String, so this is a handler bug; sending the
+        // whole payload keeps every field the caller could need.
+        tracing::error!(
+            field,
+            "markdown payload field missing from the reply; sending JSON"
+        );
+        return Ok(vec![compact_pruned_json(reply)?]);
+    };
+    let mut texts = vec![std::mem::take(markdown)];
+    if let Some(cut) = cut
+        .and_then(|cut| data.get(cut))
+        .filter(|cut| !cut.is_null())
+    {
+        texts.push(cut.to_string());
     }
+    Ok(texts)
+}
+
+/// The bytes `output` takes as the text of an MCP success reply of a JSON payload: its compact
+/// JSON with what RFC 0276 prunes left out. What a reply budget counts.
+pub fn wire_len<T: Serialize + ?Sized>(output: &T) -> usize {
+    while_projecting(|| pruned_json(output)).map_or(0, |json| json.len())
 }
 
 /// The reply's data as compact JSON without GUI fields: the bytes of [`prune_gui_fields`] on
@@ -389,12 +403,43 @@ mod tests {
 
         let markdown = Reply::new(
             "test",
-            Payload::Markdown { field: "md" },
+            Payload::Markdown {
+                field: "md",
+                cut: None,
+            },
             json!({"slug": "project-x", "md": "- one\n  - two\n"}),
         );
         let result = tool_success_payload(&markdown);
         assert!(wire_of_markdown_has_no_envelope(&result));
         assert_eq!(text_of(&result), "- one\n  - two\n");
+    }
+
+    #[test]
+    fn a_cut_markdown_slice_is_followed_by_its_cut_as_json() {
+        let payload = Payload::Markdown {
+            field: "md",
+            cut: Some("cut"),
+        };
+        let cut = json!({"next_cursor": "2", "remaining": 5});
+        let sliced = Reply::new(
+            "test",
+            payload,
+            json!({"slug": "p", "md": "- a\n", "cut": cut}),
+        );
+        let wire = wire(&tool_success_payload(&sliced));
+        assert_eq!(wire["content"][0]["text"], "- a\n");
+        assert_eq!(
+            wire["content"][1]["text"],
+            r#"{"next_cursor":"2","remaining":5}"#
+        );
+        assert!(wire.get("structuredContent").is_none());
+        let whole = Reply::new(
+            "test",
+            payload,
+            json!({"slug": "p", "md": "- a\n", "cut": null}),
+        );
+        let result = tool_success_payload(&whole);
+        assert_eq!(text_of(&result), "- a\n");
     }
 
     fn wire_of_markdown_has_no_envelope(result: &CallToolResult) -> bool {
@@ -519,7 +564,7 @@ mod tests {
     /// What the projection must send: the whole output as a `Value`, pruned, written compact.
     fn straightforward_projection(reply: &Reply) -> String {
         let mut data = reply.data().expect("the output is JSON");
-        if let Payload::Markdown { field } = reply.payload
+        if let Payload::Markdown { field, .. } = reply.payload
             && let Some(Value::String(markdown)) = data.get(field)
         {
             return markdown.clone();

@@ -28,8 +28,13 @@ pub enum Payload {
     /// The whole handler output as compact JSON, outline nodes pruned of GUI fields.
     Json,
     /// Only this `String` field of the handler output, as raw markdown; every other field is
-    /// listed in the tool's `drops` with where the caller gets it instead.
-    Markdown { field: &'static str },
+    /// listed in the tool's `drops` with where the caller gets it instead, but `cut`: the
+    /// field that says where a slice cut short continues, sent after the markdown as a second
+    /// text content, compact JSON, when it is not null.
+    Markdown {
+        field: &'static str,
+        cut: Option<&'static str>,
+    },
 }
 
 /// Why a markdown payload may leave a field out.

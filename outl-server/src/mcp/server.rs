@@ -41,10 +41,14 @@ pub const INSTRUCTIONS: &str = "outl serves one outliner workspace: markdown pag
 blocks, plus one journal page per day. Blocks are addressed by short ids; you get them from the \
 `outline` of a page, journal or block-tree read (outl_page_get, outl_daily_today, outl_daily_get, \
 outl_block_tree), never from markdown, and every block write needs one. Render and export tools \
-return plain markdown for reading. Large reads take `depth`, lists and searches take `limit` and \
-return a `cursor` to pass back for the next page. A failed call returns isError with \
-structuredContent.error {code, message, data}; data says what to do next, for instance the \
-command that reconciles a page edited outside outl.";
+return plain markdown for reading. A reply holds about 10,000 tokens at most (`budget` raises that \
+to 50,000); one cut short says so with `next_cursor` and `remaining`: pass it back as `cursor` to \
+read on. Lists take `limit` (items); page, block-tree, journal, render and export reads take \
+`limit` (blocks, in document order across levels), page and block-tree reads `depth`. A block \
+whose parent came in an earlier slice names its `parent`; cut markdown is followed by a second \
+text holding the cursor. A failed call returns isError with structuredContent.error {code, \
+message, data}; data says what to do next, for instance the command that reconciles a page \
+edited outside outl.";
 
 /// The workspace a server serves: opening, open, or failed to open. Cheap to clone; every
 /// clone (every session of Streamable HTTP) shares the one opening.

@@ -92,7 +92,7 @@ pub use links::{
     ALIAS, TextLinks, aliases, block_refs, page_links, property_links, rename_page_links,
     rename_property_links, same_page_name, tags, text_links,
 };
-pub use parse::parse;
+pub use parse::{parse, parse_with_starts};
 pub use properties::Properties;
 pub use serialize::{is_property_value, serialize};
 pub use syntax::is_property_key;

@@ -10,11 +10,22 @@ use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 /// the input other than indentation, line breaks and blank lines between blocks is lost (see
 /// the module documentation for where each line goes).
 pub fn parse(markdown: &str) -> Document {
+    parse_with_starts(markdown).0
+}
+
+/// [`parse`], and where each block begins in `markdown`, in document order (a block, then its
+/// children): the byte offset of the line that opens it. The text from one block's start to
+/// the next one's is that block's lines and the layout after them, so cutting `markdown` at
+/// these offsets cuts it into its blocks, with the page properties before the first.
+pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
     let mut parser = Parser::default();
     for line in lines(markdown) {
-        parser.line(line);
+        // A line is a slice of `markdown`, so its distance from the start is its offset.
+        let offset = line.as_ptr() as usize - markdown.as_ptr() as usize;
+        parser.line(line, offset);
     }
-    parser.finish()
+    let starts = std::mem::take(&mut parser.starts);
+    (parser.finish(), starts)
 }
 
 #[derive(Default)]
@@ -23,10 +34,12 @@ struct Parser<'a> {
     blocks: Vec<OutlineNode>,
     /// The open blocks, outermost first; the last one receives text lines.
     open: Vec<OpenBlock<'a>>,
+    /// The offset of the line that opened each block so far.
+    starts: Vec<usize>,
 }
 
 impl<'a> Parser<'a> {
-    fn line(&mut self, line: &'a str) {
+    fn line(&mut self, line: &'a str, offset: usize) {
         let (indent, rest) = split_indent(line);
         if rest.is_empty() {
             // Whether a blank line is text is known only from what follows it; blank lines
@@ -46,6 +59,7 @@ impl<'a> Parser<'a> {
         }
         let in_fence = self.open.last().is_some_and(|block| block.fence.is_some());
         if !in_fence && let Some(text) = bullet_text(rest) {
+            self.starts.push(offset);
             self.open_block(col, text);
             return;
         }
@@ -59,6 +73,7 @@ impl<'a> Parser<'a> {
                         .insert(key.to_owned(), value.to_owned());
                 } else {
                     // Free text before the first bullet opens a first block of its own.
+                    self.starts.push(offset);
                     self.open.push(OpenBlock::new(0, 0, line));
                 }
             }

@@ -424,6 +424,23 @@ proptest! {
     }
 
     #[test]
+    fn block_starts_cut_markdown_into_its_blocks(md in prop::collection::vec(nasty_line(), 0..12).prop_map(|l| l.join("\n"))) {
+        let (doc, starts) = parse_with_starts(&md);
+        let mut blocks = Vec::new();
+        preorder(&doc.blocks, &mut blocks);
+        prop_assert_eq!(starts.len(), blocks.len());
+        prop_assert!(starts.windows(2).all(|pair| pair[0] < pair[1]));
+        let ends = starts.iter().skip(1).copied().chain([md.len()]);
+        for ((start, end), block) in starts.iter().copied().zip(ends).zip(&blocks) {
+            prop_assert!(start == 0 || matches!(md.as_bytes()[start - 1], b'\n' | b'\r'));
+            // A block's own lines, read alone, give that block.
+            let alone = parse(&md[start..end]);
+            prop_assert_eq!(&alone.blocks[0].text, &block.text);
+            prop_assert_eq!(&alone.blocks[0].properties, &block.properties);
+        }
+    }
+
+    #[test]
     fn tokens_give_back_their_text(text in nasty_text()) {
         let tokens = tokenize(&text);
         prop_assert_eq!(source(&tokens), text);
@@ -443,6 +460,14 @@ proptest! {
         let renamed = rename_page_links(&text, "a", "b c");
         prop_assert_eq!(tokenize(&renamed).len(), tokenize(&text).len());
         prop_assert!(!page_links(&renamed).iter().any(|page| same_page_name(page, "a")));
+    }
+}
+
+/// `blocks` and their descendants in document order.
+fn preorder<'a>(blocks: &'a [OutlineNode], out: &mut Vec<&'a OutlineNode>) {
+    for block in blocks {
+        out.push(block);
+        preorder(&block.children, out);
     }
 }
 

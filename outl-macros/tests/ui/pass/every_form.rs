@@ -47,6 +47,19 @@ mod pages {
     pub fn render(_ws: &Workspace, args: RenderArgs) -> std::result::Result<Rendered, Error> {
         Ok(Rendered { page_slug: args.page_slug, rendered_at: String::new(), md: String::new() })
     }
+
+    /// A slice of a page's markdown, and where the next one starts.
+    #[derive(Serialize, ToolFields)]
+    pub struct Slice {
+        pub md: String,
+        pub cut: Option<String>,
+    }
+
+    /// Export a page as markdown, in slices.
+    #[tool(title = "Export page", read_only, payload = markdown(md, cut = cut))]
+    pub fn export(_ws: &Workspace, _args: NoArgs) -> std::result::Result<Slice, Error> {
+        Ok(Slice { md: String::new(), cut: None })
+    }
 }
 
 /// Delete the workspace's caches; the io::Error converts into the tool's error.
@@ -63,16 +76,17 @@ fn info(_ws: &Workspace, NoArgs {}: NoArgs) -> Result<serde_json::Value, Error> 
 
 registry! {
     /// Every tool of this example.
-    pub static TOOLS = [pages::render, clear_caches, info,];
+    pub static TOOLS = [pages::render, pages::export, clear_caches, info,];
 }
 
 fn main() {
     let names: Vec<&str> = TOOLS.tools().iter().map(|t| t.name()).collect();
-    assert_eq!(names, ["pages.render-v2", "clear_caches", "info"]);
+    assert_eq!(names, ["pages.render-v2", "export", "clear_caches", "info"]);
+    assert_eq!(<pages::export as Tool>::SPEC.payload, Payload::Markdown { field: "md", cut: Some("cut") });
 
     let render = <pages::render as Tool>::SPEC;
     assert_eq!(render.description, "Render a page as markdown, block refs resolved.\n\nThe slug comes back as sent.");
-    assert_eq!(render.payload, Payload::Markdown { field: "md" });
+    assert_eq!(render.payload, Payload::Markdown { field: "md", cut: None });
     assert_eq!(render.drops[0].why, Justification::Arg);
     assert_eq!(render.drops[1].why, Justification::Elsewhere("the time of the call, which the caller knows"));
     assert!(render.annotations.read_only && render.annotations.idempotent && !render.annotations.destructive);

@@ -95,10 +95,15 @@ impl Msg {
         self.push("]\npayload = ");
         match spec.payload {
             Payload::Json => self.push("\"json\"\n"),
-            Payload::Markdown { field } => {
+            Payload::Markdown { field, cut } => {
                 self.push("\"markdown\"\nmarkdown_field = ");
                 self.push_toml_string(field);
                 self.push("\n");
+                if let Some(cut) = cut {
+                    self.push("markdown_cut = ");
+                    self.push_toml_string(cut);
+                    self.push("\n");
+                }
             }
         }
         self.push("annotations = [");
@@ -354,6 +359,23 @@ pub const fn undropped_fields(
     msg.push(" = arg) if the caller sent it as an argument, drops(");
     msg.push(missing[0]);
     msg.push(" = \"where else\") naming where the caller gets it; if it is nowhere else, keep it with payload = json.");
+    msg
+}
+
+/// `payload = markdown(.., cut = CUT)`: the return type has CUT.
+pub const fn cut_field(tool: &str, ret: &str, fields: &[Field], name: &str) -> Msg {
+    let mut msg = Msg::new();
+    if field(fields, name).is_none() {
+        msg.push("`");
+        msg.push(tool);
+        msg.push("`: payload = markdown(.., cut = ");
+        msg.push(name);
+        msg.push(") names no field of the return type `");
+        msg.push(ret);
+        msg.push("`");
+        msg.push_fields_note(fields);
+        msg.push(".\nName the field that says where a cut slice continues (sent after the markdown as JSON), or leave `cut` out.");
+    }
     msg
 }
 
