@@ -7,7 +7,7 @@ mod mcp_support;
 use std::fs;
 use std::path::Path;
 
-use mcp_support::{StdioSession, json_payload};
+use mcp_support::{StdioSession, column, json_payload, tool_error};
 use serde_json::json;
 
 /// A config in the style of the one Logseq writes for a new graph.
@@ -120,4 +120,148 @@ fn a_value_of_the_wrong_type_is_reported_and_keeps_its_default() {
     let message = problems[0]["message"].as_str().unwrap();
     assert!(message.contains(":journal/page-title-format"), "{message}");
     assert!(problems[0].get("line").is_none());
+}
+
+/// A graph on the default title format (`MMM do, yyyy`), its days linked in every way Logseq
+/// reads.
+fn default_format_graph() -> tempfile::TempDir {
+    workspace_with(&[
+        ("logseq/config.edn", STYLED_CONFIG),
+        ("journals/2021_02_26.md", "- worked on [[Project X]]\n"),
+        (
+            "pages/Project X.md",
+            "- kickoff on [[Feb 26th, 2021]]\n\
+             - review on [[feb 26TH, 2021]] and [[2021-02-26]]\n\
+             \t- tagged #[[Feb 26th, 2021]]\n\
+             - next on [[Mar 1st, 2021]]\n\
+             - not a day: [[Feb 30th, 2021]]\n",
+        ),
+        (
+            "pages/Notes.md",
+            "date:: [[Feb 26th, 2021]]\n\n- a note, filed by file name [[2021_02_26]]\n",
+        ),
+    ])
+}
+
+#[test]
+fn a_day_linked_by_its_title_is_that_journal_day() {
+    let ws = default_format_graph();
+    let mut s = StdioSession::initialized(ws.path());
+
+    let backlinks = json_payload(&s.call("outl_page_backlinks", json!({"slug": "2021-02-26"})));
+    assert_eq!(backlinks["total"], 5, "{backlinks}");
+    assert_eq!(
+        column(&backlinks["backlinks"], "page"),
+        ["notes", "notes", "project x", "project x", "project x"]
+    );
+    let by_title = json_payload(&s.call("outl_page_backlinks", json!({"slug": "Feb 26th, 2021"})));
+    assert_eq!(by_title, backlinks);
+
+    let day = json_payload(&s.call("outl_page_get", json!({"slug": "Feb 26th, 2021"})));
+    assert_eq!(day["slug"], "2021-02-26");
+    assert!(
+        day["meta"].get("name").is_none(),
+        "the slug names the day: {day}"
+    );
+    assert_eq!(day["meta"]["title"], "Feb 26th, 2021");
+    assert_eq!(day["meta"]["kind"], "journal");
+    for name in ["feb 26th, 2021", "2021_02_26", "2021-02-26"] {
+        let again = json_payload(&s.call("outl_page_get", json!({"slug": name})));
+        assert_eq!(again["slug"], "2021-02-26", "{name}");
+    }
+    let page = json_payload(&s.call("outl_page_get", json!({"slug": "Project X"})));
+    assert!(page["meta"].get("title").is_none(), "{page}");
+    assert_eq!(page["meta"]["name"], "Project X");
+
+    let links = json_payload(&s.call("outl_links", json!({"slug": "Project X"})));
+    assert_eq!(
+        column(&links["links"], "page"),
+        ["2021-02-26", "2021-03-01", "feb 30th, 2021"]
+    );
+    assert_eq!(links["links"][0]["exists"], true);
+    assert_eq!(links["links"][1]["exists"], false);
+
+    let tagged = json_payload(&s.call("outl_tag_get", json!({"tag": "Feb 26th, 2021"})));
+    assert_eq!(tagged["total"], 1, "{tagged}");
+
+    let missing = tool_error(&s.call("outl_page_get", json!({"slug": "Mar 1st, 2021"})));
+    assert_eq!(missing["code"], "PAGE_NOT_FOUND");
+    s.finish();
+}
+
+#[test]
+fn a_page_created_by_a_days_title_is_that_journal_day() {
+    let ws = default_format_graph();
+    let mut s = StdioSession::initialized(ws.path());
+    let created = json_payload(&s.call(
+        "outl_page_create",
+        json!({"name": "Mar 1st, 2021", "md": "- the day after"}),
+    ));
+    assert_eq!(created["slug"], "2021-03-01", "{created}");
+    assert!(ws.path().join("journals/2021_03_01.md").exists());
+    let day = json_payload(&s.call("outl_page_get", json!({"slug": "2021-03-01"})));
+    assert_eq!(day["meta"]["kind"], "journal");
+    let backlinks = json_payload(&s.call("outl_page_backlinks", json!({"slug": "2021-03-01"})));
+    assert_eq!(backlinks["total"], 1);
+
+    let renamed = tool_error(&s.call(
+        "outl_page_rename",
+        json!({"slug": "Notes", "new_name": "Mar 2nd, 2021"}),
+    ));
+    assert_eq!(renamed["code"], "INVALID_ARGUMENTS");
+    s.finish();
+}
+
+/// A config with its own title and file name formats.
+const CUSTOM_FORMAT_CONFIG: &str = r#"{:preferred-workflow :todo
+ ;; Titles like "Fri, 26.02.2021", files like 2021-02-26.md.
+ :journal/page-title-format "EEE, dd.MM.yyyy"
+ :journal/file-name-format "yyyy-MM-dd"
+ :file/name-format :triple-lowbar}
+"#;
+
+#[test]
+fn a_custom_title_format_names_days_and_new_days_get_its_file_names() {
+    let ws = workspace_with(&[
+        ("logseq/config.edn", CUSTOM_FORMAT_CONFIG),
+        (
+            "journals/2021-02-26.md",
+            "- a day in the custom file format\n",
+        ),
+        (
+            "journals/2021_02_25.md",
+            "- a day in the default file format\n",
+        ),
+        (
+            "pages/Plan.md",
+            "- on [[Fri, 26.02.2021]] and [[fri, 26.02.2021]]\n\
+             - the default title still reads: [[Feb 26th, 2021]]\n\
+             - the day before: [[Thu, 25.02.2021]]\n",
+        ),
+    ]);
+    let mut s = StdioSession::initialized_with(ws.path(), &[("OUTL_TODAY", "2021-03-01")]);
+
+    let backlinks =
+        json_payload(&s.call("outl_page_backlinks", json!({"slug": "Fri, 26.02.2021"})));
+    assert_eq!(backlinks["total"], 2, "{backlinks}");
+    let before = json_payload(&s.call("outl_page_get", json!({"slug": "Thu, 25.02.2021"})));
+    assert_eq!(before["slug"], "2021-02-25");
+    assert_eq!(before["meta"]["title"], "Thu, 25.02.2021");
+
+    let today = json_payload(&s.call("outl_daily_today", json!({})));
+    assert_eq!(today["date"], "2021-03-01");
+    assert_eq!(today["meta"]["title"], "Mon, 01.03.2021");
+    assert_eq!(today["meta"]["file"], "journals/2021-03-01.md");
+    assert!(ws.path().join("journals/2021-03-01.md").exists());
+
+    let appended = json_payload(&s.call(
+        "outl_daily_append",
+        json!({"date": "2021-03-02", "md": "- planned"}),
+    ));
+    assert_eq!(appended["date"], "2021-03-02");
+    assert!(ws.path().join("journals/2021-03-02.md").exists());
+    s.finish();
+
+    let info = info(ws.path());
+    assert_eq!(info["journals"], 4, "{info}");
 }

@@ -30,7 +30,11 @@ fn daily_today_returns_date_meta_outline_and_md() {
     let today = json_payload(&s.call("outl_daily_today", json!({})));
     assert_eq!(today["date"], DEMO_LAST_DAY);
     assert_eq!(today["meta"]["kind"], "journal");
-    assert_eq!(today["meta"]["name"], DEMO_LAST_DAY);
+    assert!(
+        today["meta"].get("name").is_none(),
+        "the date names the day"
+    );
+    assert_eq!(today["meta"]["title"], "Nov 29th, 2026");
     assert_eq!(today["meta"]["file"], "journals/2026_11_29.md");
     let stored = fs::read_to_string(journal_file(ws.path(), DEMO_LAST_DAY)).unwrap();
     assert_eq!(today["md"], stored);

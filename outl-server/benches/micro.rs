@@ -12,7 +12,7 @@ use outl_server::actions::REGISTRY;
 use outl_server::bench::generate::{self, GeneratedPage};
 use outl_server::mcp::payload::tool_success_payload;
 use outl_server::outline::{self, Document};
-use outl_server::workspace::{Index, Page, Workspace};
+use outl_server::workspace::{GraphConfig, Index, Page, Workspace};
 use serde_json::json;
 
 /// Whether criterion is measuring (`cargo bench`) rather than running each benchmark once
@@ -137,17 +137,20 @@ fn index(c: &mut Criterion) {
         })
         .collect();
     let pages: Vec<&Page> = open.iter().collect();
+    let config = GraphConfig::default();
     let mut group = c.benchmark_group("index");
     group.sample_size(10);
     group.throughput(Throughput::Elements(pages.len() as u64));
     // As open builds it: every page at once.
-    group.bench_function("build", |b| b.iter(|| Index::build(black_box(&pages))));
+    group.bench_function("build", |b| {
+        b.iter(|| Index::build(black_box(&pages), &config))
+    });
     // As writes keep it: page by page.
     group.bench_function("update page by page", |b| {
         b.iter(|| {
             let mut index = Index::default();
             for page in &pages {
-                index.update(None, Some(page));
+                index.update(None, Some(page), &config);
             }
             index
         })
@@ -156,7 +159,7 @@ fn index(c: &mut Criterion) {
     // starts from the same index.
     let mut by_size = pages.clone();
     by_size.sort_by_key(|page| page.body.count());
-    let mut index = Index::build(&pages);
+    let mut index = Index::build(&pages, &config);
     for (name, page) in [
         (
             "edit a block of the median page",
@@ -173,8 +176,8 @@ fn index(c: &mut Criterion) {
         }
         group.bench_function(name, |b| {
             b.iter(|| {
-                index.update(Some(black_box(page)), Some(&edited));
-                index.update(Some(&edited), Some(page));
+                index.update(Some(black_box(page)), Some(&edited), &config);
+                index.update(Some(&edited), Some(page), &config);
             })
         });
     }

@@ -222,7 +222,7 @@ fn daily_page(ws: &Workspace, page: &Page, window: Window) -> Result<DailyPage, 
     let (_, starts) = crate::outline::parse_with_starts(&md);
     let mut day = DailyPage {
         date: page.slug.clone(),
-        meta: PageMeta::of(page),
+        meta: PageMeta::of(page, ws.config()),
         outline: Vec::new(),
         md: String::new(),
         cut: None,

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::slices::{self, Cut, Visit, Window};
 use crate::mcp::payload::{self, Shape};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker, Token};
-use crate::workspace::{Block, Page, PageKind, Workspace};
+use crate::workspace::{Block, GraphConfig, Page, PageKind, Workspace};
 use crate::{Error, ErrorCode};
 
 /// Properties that are structure rather than content: `collapsed` becomes the node's flag,
@@ -197,8 +197,14 @@ impl Kind {
 /// What a page is, apart from its blocks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PageMeta {
-    /// The name as written (`title::` when the page has one); a journal's is its date.
-    pub name: String,
+    /// The name as written (`title::` when the page has one). Left out for a journal day,
+    /// whose name is its date: the reply's `slug` or `date`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// A journal day's title in the graph's format (`Nov 30th, 2026`), which links to the day
+    /// may use as well as its date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     pub kind: Kind,
     /// The markdown file, relative to the workspace.
     pub file: String,
@@ -209,9 +215,10 @@ pub struct PageMeta {
 }
 
 impl PageMeta {
-    pub fn of(page: &Page) -> PageMeta {
+    pub fn of(page: &Page, config: &GraphConfig) -> PageMeta {
         PageMeta {
-            name: page.name.clone(),
+            name: page.date().is_none().then(|| page.name.clone()),
+            title: page.date().map(|date| config.journal_title_of(date)),
             kind: Kind::of(page),
             file: page.file.clone(),
             properties: page.properties.clone(),

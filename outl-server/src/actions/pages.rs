@@ -32,7 +32,7 @@ const REF_DEPTH: usize = 3;
 #[serde(deny_unknown_fields)]
 pub struct PageRef {
     /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`).
+    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
     pub slug: String,
 }
 
@@ -41,7 +41,7 @@ pub struct PageRef {
 #[serde(deny_unknown_fields)]
 pub struct PageTreeArgs {
     /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`).
+    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
     pub slug: String,
     /// Levels of blocks to return (1: top-level blocks only); the whole tree when left out.
     /// A node whose children were cut says how many in `children_omitted`.
@@ -136,7 +136,7 @@ pub struct PageRenameArgs {
 #[serde(deny_unknown_fields)]
 pub struct PageWriteArgs {
     /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`).
+    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
     pub slug: String,
     /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
     /// bullet for its properties.
@@ -149,7 +149,7 @@ pub struct PageWriteArgs {
 #[serde(deny_unknown_fields)]
 pub struct BacklinksArgs {
     /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`).
+    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
     pub slug: String,
     /// Most backlinks to return: 50 when left out, never more than 200.
     #[schemars(range(min = 1))]
@@ -327,9 +327,9 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
     })
 }
 
-/// Read a page: its meta (name, kind, file, page properties, last change) and its outline,
-/// every block with the id that block tools take. `depth` cuts the tree; a long page comes in
-/// slices (`limit`, `cursor`, `budget`).
+/// Read a page: its meta (name, or a journal day's title, kind, file, page properties, last
+/// change) and its outline, every block with the id that block tools take. `depth` cuts the
+/// tree; a long page comes in slices (`limit`, `cursor`, `budget`).
 #[tool(title = "Read page", read_only, idempotent, payload = json)]
 pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
@@ -337,7 +337,7 @@ pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Err
     let page = lookup::page(&graph, &args.slug)?;
     let mut read = PageRead {
         slug: page.slug.clone(),
-        meta: PageMeta::of(page),
+        meta: PageMeta::of(page, graph.config()),
         outline: Vec::new(),
         cut: None,
     };

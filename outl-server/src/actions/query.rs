@@ -137,7 +137,7 @@ pub struct TasksArgs {
     /// A task state (WAIT lists WAITING too, CANCELED lists CANCELLED, and the other way
     /// round), "open" (every state but DONE, CANCELED and CANCELLED; the default) or "all".
     pub state: Option<TaskFilter>,
-    /// Only the tasks of this page (name, slug or alias; a journal day by its date).
+    /// Only the tasks of this page (name, slug or alias; a journal day by its date or title).
     pub page: Option<String>,
     /// Tasks per call: 50 when left out, at most 200.
     #[schemars(range(min = 1))]
@@ -190,7 +190,7 @@ pub struct PropertyQueryArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct LinksArgs {
-    /// The page's name, slug or alias (a journal day by its date).
+    /// The page's name, slug or alias (a journal day by its date or title).
     pub slug: String,
 }
 
@@ -434,7 +434,7 @@ pub fn outl_tags(ws: &Workspace, args: ListArgs) -> Result<Tags, Error> {
 pub fn outl_tag_get(ws: &Workspace, args: TagArgs) -> Result<Hits, Error> {
     let graph = ws.snapshot();
     let tag = tag_name(&args.tag);
-    let holders = graph.index().tagged(tag);
+    let holders = graph.index().tagged(&graph.config().link_slug(tag));
     let slice =
         paging::slice(&holders, args.limit, args.cursor.as_deref())?.map(|h| Hit::of(&graph, h));
     Ok(Hits {

@@ -20,12 +20,14 @@
 //! pattern that cannot name a day is reported likewise, and its default applies.
 
 use std::path::Path;
+use std::sync::LazyLock;
 
+use chrono::NaiveDate;
 use clojure_reader::edn::{self, Edn};
 use serde::Serialize;
 
 use super::date_format::DateFormat;
-use super::names::NameFormat;
+use super::names::{self, JOURNALS_DIR, NameFormat};
 use crate::outline::TaskMarker;
 
 /// Where the config is, relative to the workspace.
@@ -35,6 +37,11 @@ pub const CONFIG_FILE: &str = "logseq/config.edn";
 pub const DEFAULT_TITLE_FORMAT: &str = "MMM do, yyyy";
 /// Logseq's journal file name pattern when the config sets none: `2021_02_26`.
 pub const DEFAULT_FILE_FORMAT: &str = "yyyy_MM_dd";
+
+/// The patterns every graph reads as journal titles besides its own, as Logseq does:
+/// `Feb 26th, 2021`, `2021-02-26`, `2021_02_26`.
+static ALWAYS_DAY_TITLES: LazyLock<[DateFormat; 3]> =
+    LazyLock::new(|| [DEFAULT_TITLE_FORMAT, "yyyy-MM-dd", DEFAULT_FILE_FORMAT].map(default_format));
 
 /// Property keys Logseq keeps for itself: their values never link pages, and they get no
 /// property page. `tags`, `alias` and `aliases` are not among them: their values link.
@@ -340,6 +347,58 @@ impl GraphConfig {
         GraphConfig {
             problems: vec![problem],
             ..GraphConfig::legacy()
+        }
+    }
+
+    /// The journal day a page name names, as Logseq reads one: a title in the graph's format
+    /// (`Feb 26th, 2021` by default), in the default one, or an ISO or file-name date
+    /// (`2021-02-26`, `2021_02_26`); any case.
+    pub fn journal_day(&self, name: &str) -> Option<NaiveDate> {
+        let name = name.trim();
+        // Every day pattern has a number in it; most names have none.
+        if !name.bytes().any(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        std::iter::once(&self.journal_title)
+            .chain(ALWAYS_DAY_TITLES.iter())
+            .find_map(|format| format.parse(name))
+    }
+
+    /// The journal day a file body under `journals/` stands for: a date in the graph's file
+    /// name format, or any name [`journal_day`](Self::journal_day) reads.
+    pub fn journal_day_of_stem(&self, stem: &str) -> Option<NaiveDate> {
+        self.journal_file
+            .parse(stem)
+            .or_else(|| self.journal_day(stem))
+    }
+
+    /// The title of a journal day in the graph's format: `Feb 26th, 2021` by default.
+    pub fn journal_title_of(&self, date: NaiveDate) -> String {
+        self.journal_title.format(date)
+    }
+
+    /// The file of a journal day: `journals/` and the day in the graph's file name format
+    /// (`journals/2021_02_26.md` by default). A format that would not give one plain file name
+    /// (a `/` in it) gives the default one's.
+    pub fn journal_file_of(&self, date: NaiveDate) -> String {
+        let body = self.journal_file.format(date);
+        let body = if body.contains(['/', '\\'])
+            || body.starts_with('.')
+            || body.chars().any(char::is_control)
+        {
+            default_format(DEFAULT_FILE_FORMAT).format(date)
+        } else {
+            body
+        };
+        format!("{JOURNALS_DIR}/{body}.md")
+    }
+
+    /// The slug of the page a link to `name` points to: the journal day's ISO date when the
+    /// name is a day's title ([`journal_day`](Self::journal_day)), else the name's slug.
+    pub fn link_slug(&self, name: &str) -> String {
+        match self.journal_day(name) {
+            Some(date) => names::journal_slug(date),
+            None => names::slug(name),
         }
     }
 

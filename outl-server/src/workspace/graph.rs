@@ -2,11 +2,13 @@
 //! index, whose block table is also the map from block id to page.
 
 use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::cache::{Corrupt, Draft, Persist, Saved, put_all};
+use super::config::GraphConfig;
 use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
 use super::index::{Index, SearchHit, SearchPage};
@@ -52,17 +54,33 @@ pub struct Graph {
     pub(super) shadowed: Vec<Shadowed>,
     pub(super) skipped: Vec<Skipped>,
     index: Index,
+    /// The graph's settings, which decide what a link names.
+    config: Arc<GraphConfig>,
 }
 
 impl Graph {
+    /// An empty graph with these settings.
+    pub(super) fn with_config(config: Arc<GraphConfig>) -> Graph {
+        Graph {
+            config,
+            ..Graph::default()
+        }
+    }
+
+    /// The settings the graph was read with.
+    pub fn config(&self) -> &GraphConfig {
+        &self.config
+    }
+
     /// The page with this slug.
     pub fn page(&self, slug: &str) -> Option<&Page> {
         self.pages.get(slug)
     }
 
-    /// The page named or slugged `name_or_slug` (case-insensitive; a journal also by its
-    /// `YYYY_MM_DD` file name), else the page taking it as an `alias::` name: as in Logseq, a
-    /// page of that name wins over another page's alias.
+    /// The page named or slugged `name_or_slug` (case-insensitive; a journal day also by its
+    /// title, `Feb 26th, 2021` in the graph's format, or its file name), else the page taking
+    /// it as an `alias::` name: as in Logseq, a page of that name wins over another page's
+    /// alias.
     pub fn resolve(&self, name_or_slug: &str) -> Option<&Page> {
         self.named(name_or_slug)
             .or_else(|| self.aliased(name_or_slug))
@@ -72,7 +90,7 @@ impl Graph {
     pub fn named(&self, name_or_slug: &str) -> Option<&Page> {
         let wanted = slug(name_or_slug);
         self.pages.get(&wanted).or_else(|| {
-            let date = names::journal_date_of_stem(&wanted)?;
+            let date = self.config.journal_day_of_stem(name_or_slug.trim())?;
             self.pages.get(&names::journal_slug(date))
         })
     }
@@ -185,7 +203,7 @@ impl Graph {
 
     /// Adds a page whose slug is free. Its ids must be filled and free.
     pub(super) fn insert(&mut self, mut page: Page, stamp: Option<Stamp>, frozen: Option<Frozen>) {
-        self.index.update(None, Some(&page));
+        self.index.update(None, Some(&page), &self.config);
         page.body.pack();
         self.keep(page, stamp, frozen);
     }
@@ -197,7 +215,7 @@ impl Graph {
         if let Some(old) = &mut old {
             old.body.open();
         }
-        self.index.update(old.as_ref(), Some(&page));
+        self.index.update(old.as_ref(), Some(&page), &self.config);
         page.body.pack();
         self.keep(page, None, None);
     }
@@ -279,7 +297,7 @@ impl Graph {
 
     /// The graph a cache holds, without its frozen pages; what outl does not save (the files
     /// shadowed or skipped) is left for a refresh to find.
-    pub(super) fn restore(saved: &Saved) -> Result<Graph, Corrupt> {
+    pub(super) fn restore(saved: &Saved, config: Arc<GraphConfig>) -> Result<Graph, Corrupt> {
         let (pages, index) = saved.decode(
             |input| {
                 let len = input.take_len()?;
@@ -306,6 +324,7 @@ impl Graph {
             files,
             stamps,
             index,
+            config,
             ..Graph::default()
         };
         for slug in frozen {
@@ -318,7 +337,7 @@ impl Graph {
     /// then packs them, on two threads.
     pub(super) fn build_index(&mut self) {
         let pages: Vec<&Page> = self.pages.values().collect();
-        self.index.index_registered(&pages);
+        self.index.index_registered(&pages, &self.config);
         let mut pages: Vec<&mut Page> = self.pages.values_mut().collect();
         let half = pages.len() / 2;
         let (first, second) = pages.split_at_mut(half);
@@ -335,7 +354,7 @@ impl Graph {
         self.files.remove(&page.file);
         self.stamps.remove(slug);
         self.frozen.remove(slug);
-        self.index.update(Some(&page), None);
+        self.index.update(Some(&page), None, &self.config);
         Some(page)
     }
 

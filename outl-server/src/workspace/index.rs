@@ -24,6 +24,7 @@ use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 use serde::Serialize;
 
 use super::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
+use super::config::GraphConfig;
 use super::model::{Block, BlockList, Page};
 use super::names::slug;
 use super::packed::BlockReader;
@@ -409,11 +410,12 @@ fn contribution<'a>(
     p: u32,
     blocks: &[&'a Block],
     numbers: &[u32],
+    config: &GraphConfig,
 ) -> Contribution<'a> {
     let mut c = Contribution::default();
-    properties_contribution(&page.properties, Held::page(p), &mut c);
+    properties_contribution(&page.properties, Held::page(p), &mut c, config);
     for (block, &n) in blocks.iter().zip(numbers) {
-        block_contribution(block, Held(n), &mut c);
+        block_contribution(block, Held(n), &mut c, config);
     }
     let mut seen = FxHashSet::default();
     for (target, _) in &c.links {
@@ -437,17 +439,23 @@ fn by_key<K: Ord>(items: &mut Vec<(K, Held)>) {
 }
 
 /// Links, tags and values of a page's or a block's properties.
-fn properties_contribution<'a>(properties: &'a Properties, held: Held, c: &mut Contribution<'a>) {
+fn properties_contribution<'a>(
+    properties: &'a Properties,
+    held: Held,
+    c: &mut Contribution<'a>,
+    config: &GraphConfig,
+) {
     for (key, value) in properties {
         let key = key.to_lowercase();
         let is_tags = key == "tags";
         // Only `tags::` and `alias::` link by bare names; others need link syntax.
         if is_tags || key == "alias" || may_link(value) {
             for name in outline::property_links(&key, value) {
+                let target = config.link_slug(&name);
                 if is_tags {
-                    c.tags.push((slug(&name), held));
+                    c.tags.push((target.clone(), held));
                 }
-                c.links.push((slug(&name), held));
+                c.links.push((target, held));
             }
         }
         c.properties.push(((key, value.trim()), held));
@@ -460,18 +468,27 @@ fn may_link(text: &str) -> bool {
     text.contains("[[") || text.contains('#')
 }
 
-fn block_contribution<'a>(block: &'a Block, held: Held, c: &mut Contribution<'a>) {
+fn block_contribution<'a>(
+    block: &'a Block,
+    held: Held,
+    c: &mut Contribution<'a>,
+    config: &GraphConfig,
+) {
     // Every block reference has `((`.
     if may_link(&block.text) || block.text.contains("((") {
         let links = outline::text_links(&block.text);
-        c.links
-            .extend(links.pages.iter().map(|name| (slug(name), held)));
+        c.links.extend(
+            links
+                .pages
+                .iter()
+                .map(|name| (config.link_slug(name), held)),
+        );
         c.tags
-            .extend(links.tags.iter().map(|name| (slug(name), held)));
+            .extend(links.tags.iter().map(|name| (config.link_slug(name), held)));
         c.block_refs
             .extend(links.refs.into_iter().map(|target| (target, held)));
     }
-    properties_contribution(&block.properties, held, c);
+    properties_contribution(&block.properties, held, c, config);
     if let Some((marker, _)) = outline::task_marker(&block.text) {
         c.tasks.push((marker, held));
     }
@@ -560,18 +577,25 @@ fn keyed_list<'m, V: Default>(map: &'m mut FxHashMap<CompactString, V>, key: &st
 
 impl Lists {
     /// Adds what page `p` contributes.
-    fn add_page(&mut self, tables: &Tables, p: u32, page: &Page, placement: Placement) {
+    fn add_page(
+        &mut self,
+        tables: &Tables,
+        p: u32,
+        page: &Page,
+        placement: Placement,
+        config: &GraphConfig,
+    ) {
         let blocks = page.blocks();
         let blocks = blocks.preorder();
-        let c = contribution(page, p, &blocks, tables.blocks_of(p));
+        let c = contribution(page, p, &blocks, tables.blocks_of(p), config);
         self.add(tables, p, &page.slug, c, placement);
     }
 
     /// Takes out what page `p` (still numbered) contributed.
-    fn remove_page(&mut self, tables: &Tables, p: u32, page: &Page) {
+    fn remove_page(&mut self, tables: &Tables, p: u32, page: &Page, config: &GraphConfig) {
         let blocks = page.blocks();
         let blocks = blocks.preorder();
-        let c = contribution(page, p, &blocks, tables.blocks_of(p));
+        let c = contribution(page, p, &blocks, tables.blocks_of(p), config);
         self.remove(tables, p, &page.slug, &c);
     }
 
@@ -585,11 +609,12 @@ impl Lists {
         old: &Page,
         old_numbers: &[u32],
         new: &Page,
+        config: &GraphConfig,
     ) {
         let (old_blocks, new_blocks) = (old.blocks(), new.blocks());
         let (old_blocks, new_blocks) = (old_blocks.preorder(), new_blocks.preorder());
-        let mut was = contribution(old, p, &old_blocks, old_numbers);
-        let mut is = contribution(new, p, &new_blocks, tables.blocks_of(p));
+        let mut was = contribution(old, p, &old_blocks, old_numbers, config);
+        let mut is = contribution(new, p, &new_blocks, tables.blocks_of(p), config);
         drop_common_runs(&mut was.links, &mut is.links);
         drop_common_runs(&mut was.tags, &mut is.tags);
         drop_common_runs(&mut was.tasks, &mut is.tasks);
@@ -708,7 +733,8 @@ impl Lists {
 impl Index {
     /// Replaces what `old` contributed with what `new` contributes. Both are read several
     /// times: a packed page is unpacked each time, so the graph opens them first.
-    pub fn update(&mut self, old: Option<&Page>, new: Option<&Page>) {
+    /// `config` decides what links name, as it did for the pages indexed before.
+    pub fn update(&mut self, old: Option<&Page>, new: Option<&Page>, config: &GraphConfig) {
         if let (Some(old), Some(new)) = (old, new)
             && old.slug == new.slug
             && let Some(p) = self.tables.slugs.get(&old.slug)
@@ -720,36 +746,37 @@ impl Index {
             self.search
                 .replace_page(p, (&old_numbers, old), (self.tables.blocks_of(p), new));
             self.lists
-                .replace_page(&self.tables, p, old, &old_numbers, new);
+                .replace_page(&self.tables, p, old, &old_numbers, new, config);
             self.tables.free_blocks(freed.into_iter());
             return;
         }
         if let Some(old) = old {
-            self.remove(old);
+            self.remove(old, config);
         }
         if let Some(new) = new {
             let p = self.tables.register(new);
-            self.lists.add_page(&self.tables, p, new, Placement::BySlug);
+            self.lists
+                .add_page(&self.tables, p, new, Placement::BySlug, config);
             self.search.add_page(p, self.tables.blocks_of(p), new);
         }
     }
 
-    fn remove(&mut self, page: &Page) {
+    fn remove(&mut self, page: &Page, config: &GraphConfig) {
         let Some(p) = self.tables.slugs.get(&page.slug) else {
             return;
         };
-        self.lists.remove_page(&self.tables, p, page);
+        self.lists.remove_page(&self.tables, p, page, config);
         self.search.remove_page(p, self.tables.blocks_of(p), page);
         self.tables.unregister(p);
     }
 
     /// The index of these pages, built at once: what open does.
-    pub fn build(pages: &[&Page]) -> Index {
+    pub fn build(pages: &[&Page], config: &GraphConfig) -> Index {
         let mut index = Index::default();
         for page in pages {
             index.register(page);
         }
-        index.index_registered(pages);
+        index.index_registered(pages, config);
         index
     }
 
@@ -773,7 +800,7 @@ impl Index {
 
     /// Indexes `pages`, every page [`register`](Self::register)ed, all at once and afresh, in
     /// slug order: the holders on this thread, the search on another.
-    pub(super) fn index_registered(&mut self, pages: &[&Page]) {
+    pub(super) fn index_registered(&mut self, pages: &[&Page], config: &GraphConfig) {
         let mut numbered: Vec<(u32, &Page)> = pages
             .iter()
             .filter_map(|page| Some((self.tables.slugs.get(&page.slug)?, *page)))
@@ -783,7 +810,7 @@ impl Index {
         let holders = || {
             let mut lists = Lists::default();
             for &(p, page) in &numbered {
-                lists.add_page(tables, p, page, Placement::Append);
+                lists.add_page(tables, p, page, Placement::Append, config);
             }
             lists
         };
@@ -2032,7 +2059,7 @@ mod tests {
         let mut index = Index::default();
         // Out of slug order, so that holders land between others.
         for page in pages.iter().rev() {
-            index.update(None, Some(page));
+            index.update(None, Some(page), &GraphConfig::default());
         }
         // Edit a page (new texts, a removed block), move a block id to another page, drop a
         // page, add one, and edit one twice.
@@ -2041,7 +2068,7 @@ mod tests {
             "- DONE call [[page 9]] #topic1 budget budget budget\n- brand new block\n",
             "p3y",
         );
-        index.update(Some(&pages[3]), Some(&edited));
+        index.update(Some(&pages[3]), Some(&edited), &GraphConfig::default());
         pages[3] = edited;
         let mut taker = pages[5].clone();
         taker
@@ -2049,22 +2076,22 @@ mod tests {
             .push(page("x", "- moved here", "p6x").blocks_mut().remove(0));
         let mut giver = pages[6].clone();
         giver.blocks_mut().remove(0);
-        index.update(Some(&pages[5]), Some(&taker));
-        index.update(Some(&pages[6]), Some(&giver));
+        index.update(Some(&pages[5]), Some(&taker), &GraphConfig::default());
+        index.update(Some(&pages[6]), Some(&giver), &GraphConfig::default());
         (pages[5], pages[6]) = (taker, giver);
-        index.update(Some(&pages[10]), None);
+        index.update(Some(&pages[10]), None, &GraphConfig::default());
         pages.remove(10);
         let added = page("Zeta", "- links to [[Page 1]] and #Shared\n", "z");
-        index.update(None, Some(&added));
+        index.update(None, Some(&added), &GraphConfig::default());
         pages.push(added);
         for text in ["first edit", "second edit #topic2 again again"] {
             let edited = page("Page 20", &format!("- {text}\n"), "p20z");
-            index.update(Some(&pages[19]), Some(&edited));
+            index.update(Some(&pages[19]), Some(&edited), &GraphConfig::default());
             pages[19] = edited;
         }
 
         let all: Vec<&Page> = pages.iter().collect();
-        let built = Index::build(&all);
+        let built = Index::build(&all, &GraphConfig::default());
         assert_eq!(observable(&index), observable(&built));
         for query in [
             "budget",
@@ -2086,7 +2113,7 @@ mod tests {
         }
         // Removing every page leaves nothing behind.
         for page in &pages {
-            index.update(Some(page), None);
+            index.update(Some(page), None, &GraphConfig::default());
         }
         assert_eq!(observable(&index), observable(&Index::default()));
         assert!(index.tables.slugs.names.iter().all(CompactString::is_empty));
@@ -2123,15 +2150,15 @@ mod tests {
                 .collect();
             let mut index = Index::default();
             for page in &pages {
-                index.update(None, Some(page));
+                index.update(None, Some(page), &GraphConfig::default());
             }
             for (target, lines) in edits {
                 let md: String = lines.iter().map(|&line| EDIT_LINES[line]).collect();
                 let edited = page(&format!("P{target}"), &md, &format!("p{target}x"));
-                index.update(Some(&pages[target]), Some(&edited));
+                index.update(Some(&pages[target]), Some(&edited), &GraphConfig::default());
                 pages[target] = edited;
                 let all: Vec<&Page> = pages.iter().collect();
-                proptest::prop_assert_eq!(observable(&index), observable(&Index::build(&all)));
+                proptest::prop_assert_eq!(observable(&index), observable(&Index::build(&all, &GraphConfig::default())));
             }
         }
     }
@@ -2141,14 +2168,14 @@ mod tests {
         let mut pages = sample_pages();
         let mut index = Index::default();
         for page in &pages {
-            index.update(None, Some(page));
+            index.update(None, Some(page), &GraphConfig::default());
         }
         // Free numbers, and an id taken over by another page, are saved too.
-        index.update(Some(&pages[7]), None);
+        index.update(Some(&pages[7]), None, &GraphConfig::default());
         pages.remove(7);
         let mut taker = pages[2].clone();
         taker.blocks_mut().push(pages[3].blocks()[0].clone());
-        index.update(Some(&pages[2]), Some(&taker));
+        index.update(Some(&pages[2]), Some(&taker), &GraphConfig::default());
         pages[2] = taker;
 
         let mut restored = crate::workspace::cache::round_trip(&index).expect("decodes");
@@ -2175,9 +2202,9 @@ mod tests {
         let added = page("Omega", "- same text in every page #topic1\n", "o");
         let edited = page("Page 30", "- budget budget [[Omega]]\n", "p30y");
         for one in [&mut index, &mut restored] {
-            one.update(None, Some(&added));
-            one.update(Some(&pages[29]), Some(&edited));
-            one.update(Some(&pages[0]), None);
+            one.update(None, Some(&added), &GraphConfig::default());
+            one.update(Some(&pages[29]), Some(&edited), &GraphConfig::default());
+            one.update(Some(&pages[0]), None, &GraphConfig::default());
         }
         pages.push(added);
         pages[29] = edited;
@@ -2189,7 +2216,7 @@ mod tests {
     fn an_edit_keeps_the_numbers_of_the_blocks_it_keeps() {
         let mut pages = sample_pages();
         let all: Vec<&Page> = pages.iter().collect();
-        let mut index = Index::build(&all);
+        let mut index = Index::build(&all, &GraphConfig::default());
         let p = index
             .tables
             .slugs
@@ -2198,11 +2225,11 @@ mod tests {
         let numbers = index.tables.blocks_of(p).to_vec();
         let mut edited = pages[12].clone();
         edited.blocks_mut().last_mut().expect("a block").text = "changed in place #topic9".into();
-        index.update(Some(&pages[12]), Some(&edited));
+        index.update(Some(&pages[12]), Some(&edited), &GraphConfig::default());
         assert_eq!(index.tables.blocks_of(p), numbers);
         pages[12] = edited;
         let all: Vec<&Page> = pages.iter().collect();
-        let built = Index::build(&all);
+        let built = Index::build(&all, &GraphConfig::default());
         assert_eq!(observable(&index), observable(&built));
         let pages_by_slug = page_in(&pages);
         for query in ["changed", "same text", "budget"] {
@@ -2219,7 +2246,7 @@ mod tests {
         let pages = sample_pages();
         let mut index = Index::default();
         for page in pages.iter().rev() {
-            index.update(None, Some(page));
+            index.update(None, Some(page), &GraphConfig::default());
         }
         let shared = index.tagged("shared");
         assert_eq!(shared.len(), 40);
@@ -2239,7 +2266,7 @@ mod tests {
     fn a_page_of_hits_is_that_slice_of_all_hits_in_full_order() {
         let pages = sample_pages();
         let all: Vec<&Page> = pages.iter().collect();
-        let index = Index::build(&all);
+        let index = Index::build(&all, &GraphConfig::default());
         let pages_by_slug = page_in(&pages);
         for query in [
             "same text",
@@ -2285,7 +2312,7 @@ mod tests {
         );
         let pages = [page("Counts", &md, "c")];
         let mut index = Index::default();
-        index.update(None, Some(&pages[0]));
+        index.update(None, Some(&pages[0]), &GraphConfig::default());
         let search = &index.search;
         let list: Vec<u32> = search.postings["word"].cursor().collect();
         let counts: Vec<u32> = list
@@ -2301,7 +2328,7 @@ mod tests {
             .filter_map(|h| h.block.as_deref())
             .collect();
         assert_eq!(ids, ["c2", "c1", "c0"]);
-        index.update(Some(&pages[0]), None);
+        index.update(Some(&pages[0]), None, &GraphConfig::default());
         assert!(index.search.long_tf.is_empty());
     }
 
@@ -2310,13 +2337,13 @@ mod tests {
         let older = page("Older", "- text\n", "same");
         let newer = page("Newer", "- text\n", "same");
         let mut index = Index::default();
-        index.update(None, Some(&older));
-        index.update(None, Some(&newer));
+        index.update(None, Some(&older), &GraphConfig::default());
+        index.update(None, Some(&newer), &GraphConfig::default());
         assert_eq!(index.page_of_block("same0"), Some("newer"));
         assert_eq!(index.block_count(), 1);
-        index.update(Some(&older), None);
+        index.update(Some(&older), None, &GraphConfig::default());
         assert_eq!(index.page_of_block("same0"), Some("newer"));
-        index.update(Some(&newer), None);
+        index.update(Some(&newer), None, &GraphConfig::default());
         assert_eq!(index.page_of_block("same0"), None);
         assert_eq!(index.block_count(), 0);
     }
@@ -2348,7 +2375,7 @@ mod tests {
     /// The pages, and the (page, block) of each hit of `query`.
     fn hits_of(pages: &[Page], query: &str) -> Vec<(String, Option<String>)> {
         let all: Vec<&Page> = pages.iter().collect();
-        Index::build(&all)
+        Index::build(&all, &GraphConfig::default())
             .search(query, 0, usize::MAX, page_in(pages))
             .hits
             .into_iter()
@@ -2454,7 +2481,7 @@ mod tests {
         // The page more pages link to comes first of two that both are the query's word.
         assert_eq!(hits_of(&pages, "query")[0], page_hit("queries"));
         let all: Vec<&Page> = pages.iter().collect();
-        let index = Index::build(&all);
+        let index = Index::build(&all, &GraphConfig::default());
         let hit = &index.search("advanced", 0, 1, page_in(&pages)).hits[0];
         assert_eq!(hit.snippet, "Advanced Queries");
     }
@@ -2470,7 +2497,7 @@ mod tests {
             page("Notes", "- [[Advanced Queries]]\n", "n"),
         ];
         let all: Vec<&Page> = pages.iter().collect();
-        let index = Index::build(&all);
+        let index = Index::build(&all, &GraphConfig::default());
         let named = |query: &str| -> Vec<String> {
             index
                 .pages_named(query, page_in(&pages))

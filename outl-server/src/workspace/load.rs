@@ -134,7 +134,9 @@ fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipp
     }
 }
 
-/// Slug, name and kind of the page in `file` with these page properties.
+/// Slug, name and kind of the page in `file` with these page properties. A file under
+/// `journals/` named by a day is that day's page; so is any page whose name (its `title::`,
+/// else its file name) is a day's title, as in Logseq.
 pub fn identity(
     file: &str,
     properties: &Properties,
@@ -142,11 +144,14 @@ pub fn identity(
 ) -> (String, String, PageKind) {
     let stem = file.rsplit('/').next().unwrap_or(file);
     let stem = stem.strip_suffix(".md").unwrap_or(stem);
-    if file.starts_with(&format!("{JOURNALS_DIR}/"))
-        && let Some(date) = names::journal_date_of_stem(stem)
-    {
+    let journal = |date| {
         let name = names::journal_slug(date);
-        return (name.clone(), name, PageKind::Journal { date });
+        (name.clone(), name, PageKind::Journal { date })
+    };
+    if file.starts_with(&format!("{JOURNALS_DIR}/"))
+        && let Some(date) = config.journal_day_of_stem(stem)
+    {
+        return journal(date);
     }
     let title = properties
         .iter()
@@ -157,7 +162,10 @@ pub fn identity(
         Some(title) => title.to_string(),
         None => names::name_of_stem(stem, config.name_format),
     };
-    (names::slug(&name), name, PageKind::Page)
+    match config.journal_day(&name) {
+        Some(date) => journal(date),
+        None => (names::slug(&name), name, PageKind::Page),
+    }
 }
 
 /// The page a markdown text makes in `file`, ids empty.

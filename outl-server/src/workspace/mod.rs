@@ -226,8 +226,8 @@ pub fn content_hash(bytes: &[u8]) -> String {
 /// An open workspace. `Send + Sync`: share it as `Arc<Workspace>`.
 pub struct Workspace {
     root: PathBuf,
-    /// `logseq/config.edn` as read at open.
-    config: GraphConfig,
+    /// `logseq/config.edn` as read at open; the graph holds it too.
+    config: Arc<GraphConfig>,
     graph: RwLock<Graph>,
     writer: Mutex<Writer>,
     minter: Mutex<IdMinter>,
@@ -290,10 +290,11 @@ impl Workspace {
         let state = root.join(STATE_DIR);
         let log = OpLog::open(&state)
             .map_err(|e| unavailable(&root, format!("cannot open the op log: {e}")))?;
+        let config = Arc::new(GraphConfig::read(&root));
         let workspace = Workspace {
-            config: GraphConfig::read(&root),
+            graph: RwLock::new(Graph::with_config(config.clone())),
+            config,
             root,
-            graph: RwLock::new(Graph::default()),
             writer: Mutex::new(Writer {
                 log,
                 lock,
@@ -714,7 +715,7 @@ impl Workspace {
         let since = log.list((newest - saved.seq) as usize, None).ok()?;
         let (restored, listing) = std::thread::scope(|scope| {
             let listing = scope.spawn(|| Listing::take(&self.root));
-            let restored = Graph::restore(&saved);
+            let restored = Graph::restore(&saved, self.config.clone());
             (restored, listing.join())
         });
         let mut graph = match restored {
@@ -801,7 +802,7 @@ impl Workspace {
     fn load_all(&self) -> Result<Graph, Error> {
         let (files, skipped) = load::page_files(&self.root);
         let (loaded, blocks) = load_parallel(&self.root, &files, &self.config);
-        let mut graph = Graph::default();
+        let mut graph = Graph::with_config(self.config.clone());
         graph.skipped = skipped;
         graph.reserve(loaded.len(), blocks);
         self.adopt(&mut graph, loaded, true)?;
@@ -916,8 +917,7 @@ impl Workspace {
                     .clone()
                     .find(|&i| {
                         pages[i].as_ref().is_some_and(|l| {
-                            own_file_of(&l.page, self.config.name_format).as_ref()
-                                == Some(&l.page.file)
+                            own_file_of(&l.page, &self.config).as_ref() == Some(&l.page.file)
                         })
                     })
                     .unwrap_or(group[0].1),
@@ -1086,10 +1086,10 @@ fn give_fresh_ids(blocks: &mut [Block], f: &mut dyn FnMut(&mut Block)) {
 }
 
 /// The file a page's name would be written to, to prefer it among duplicates.
-fn own_file_of(page: &Page, format: NameFormat) -> Option<String> {
+fn own_file_of(page: &Page, config: &GraphConfig) -> Option<String> {
     match page.kind {
-        PageKind::Journal { date } => Some(names::journal_file(date)),
-        PageKind::Page => names::page_file(&page.name, format).ok(),
+        PageKind::Journal { date } => Some(config.journal_file_of(date)),
+        PageKind::Page => names::page_file(&page.name, config.name_format).ok(),
     }
 }
 

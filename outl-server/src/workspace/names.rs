@@ -55,33 +55,9 @@ pub fn check_page_name(name: &str) -> Result<&str, Error> {
     Ok(name)
 }
 
-/// The journal date named by an ISO `YYYY-MM-DD` string, if it is one.
-pub fn iso_date(name: &str) -> Option<NaiveDate> {
-    let name = name.trim();
-    if name.len() != 10 {
-        return None;
-    }
-    NaiveDate::parse_from_str(name, "%Y-%m-%d").ok()
-}
-
 /// The slug (and name) of a journal page.
 pub fn journal_slug(date: NaiveDate) -> String {
     date.format("%Y-%m-%d").to_string()
-}
-
-/// `journals/YYYY_MM_DD.md`.
-pub fn journal_file(date: NaiveDate) -> String {
-    format!("{JOURNALS_DIR}/{}.md", date.format("%Y_%m_%d"))
-}
-
-/// The date of a journal file body (`2026_11_30`, or `2026-11-30` as some graphs write it).
-pub fn journal_date_of_stem(stem: &str) -> Option<NaiveDate> {
-    if stem.len() != 10 {
-        return None;
-    }
-    NaiveDate::parse_from_str(stem, "%Y_%m_%d")
-        .or_else(|_| NaiveDate::parse_from_str(stem, "%Y-%m-%d"))
-        .ok()
 }
 
 /// The page name a file body stands for (without `title::`, which overrides it).
@@ -339,15 +315,9 @@ mod tests {
     }
 
     #[test]
-    fn journal_file_names() {
+    fn journal_slugs() {
         let date = NaiveDate::from_ymd_opt(2026, 11, 30).unwrap();
-        assert_eq!(journal_file(date), "journals/2026_11_30.md");
         assert_eq!(journal_slug(date), "2026-11-30");
-        assert_eq!(journal_date_of_stem("2026_11_30"), Some(date));
-        assert_eq!(journal_date_of_stem("2026-11-30"), Some(date));
-        assert_eq!(journal_date_of_stem("notes"), None);
-        assert_eq!(iso_date("2026-11-30"), Some(date));
-        assert_eq!(iso_date("2026-13-30"), None);
     }
 
     #[test]

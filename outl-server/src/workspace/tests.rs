@@ -793,7 +793,7 @@ fn the_index_built_on_two_threads_matches_the_one_built_page_by_page() {
     let built = snapshot.index();
     let mut one_by_one = Index::default();
     for page in snapshot.pages() {
-        one_by_one.update(None, Some(page));
+        one_by_one.update(None, Some(page), snapshot.config());
     }
     for slug in ["page 0", "page 13", "page 599", "t3", "topic4"] {
         assert_eq!(built.backlinks(slug), one_by_one.backlinks(slug), "{slug}");

@@ -168,7 +168,7 @@ impl Workspace {
             if let Some(page) = self.graph().page(&slug) {
                 return Ok(page.clone());
             }
-            let file = names::journal_file(date);
+            let file = self.config.journal_file_of(date);
             if self.root.join(&file).exists() {
                 // Written by another program since the last look: read it, do not overwrite.
                 self.rescan()?;
@@ -213,10 +213,11 @@ impl Workspace {
                 )
                 .with_data(json!({ "slug": old.slug })));
             }
-            if names::iso_date(new_name).is_some() {
+            if self.config.journal_day(new_name).is_some() {
                 return Err(Error::new(
                     ErrorCode::InvalidArguments,
-                    "a page cannot be renamed to a date: journal days are named by their date",
+                    "a page cannot be renamed to a date: journal days are named by their date \
+                     and their title",
                 )
                 .with_data(json!({ "name": crate::excerpt(new_name) })));
             }
@@ -422,18 +423,19 @@ impl Workspace {
         Ok(LogPage { ops, next_cursor })
     }
 
-    /// A new page named `name` (or the journal day it names), not yet written.
+    /// A new page named `name` (or the journal day it names: its ISO date or its title, see
+    /// [`GraphConfig::journal_day`](super::GraphConfig::journal_day)), not yet written.
     fn new_page(
         &self,
         name: &str,
         properties: Properties,
         blocks: Vec<Block>,
     ) -> Result<Page, Error> {
-        let (slug, kind, file) = match names::iso_date(name) {
+        let (slug, kind, file) = match self.config.journal_day(name) {
             Some(date) => (
                 names::journal_slug(date),
                 PageKind::Journal { date },
-                names::journal_file(date),
+                self.config.journal_file_of(date),
             ),
             None => (
                 names::slug(name),
