@@ -414,7 +414,11 @@ fn page_reconcile_adopts_an_outside_edit() {
 
     let untouched = json_payload(&s.call("outl_page_reconcile", json!({"slug": "hiring"})));
     assert_eq!(untouched["reconciled"], false);
-    assert_eq!(untouched["new_ids"], json!([]));
+    assert_eq!(
+        untouched,
+        json!({"slug": "hiring", "reconciled": false, "kept": untouched["kept"]}),
+        "ids are listed only when there are some"
+    );
 
     let before = json_payload(&s.call("outl_page_get", json!({"slug": "reading list"})));
     let mom_test = "[[The Mom Test]] by Rob Fitzpatrick, again before the next interview round";

@@ -18,7 +18,7 @@ use crate::Error;
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
 use crate::outline::{Document, OutlineNode as AstNode, Token, aliases};
-use crate::workspace::{Block, Content, Graph, Page, Workspace, carry_ids, slug};
+use crate::workspace::{Block, Graph, Page, Workspace, carry_ids, slug};
 
 /// How many `((ref))`s deep a rendered page follows a referenced block that refers to
 /// another: enough for quotes of quotes, and a cycle cannot loop.
@@ -257,11 +257,16 @@ pub struct Reconciled {
     pub slug: String,
     /// False when the page was not edited outside outl: nothing to adopt.
     pub reconciled: bool,
-    /// Blocks that kept the id they had before the outside edit.
+    /// Blocks left as they were (moved ones included), each with the id it had.
     pub kept: usize,
+    /// Ids of blocks the outside edit changed (text or properties); each keeps its id.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed_ids: Vec<String>,
     /// Ids of blocks the outside edit added.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub new_ids: Vec<String>,
     /// Ids of blocks the outside edit removed: references to them no longer resolve.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removed_ids: Vec<String>,
 }
 
@@ -472,14 +477,15 @@ pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backli
     })
 }
 
-/// Adopt a page file edited outside outl, as it is now, so writes to it are accepted again;
-/// if it was saved from a copy older than outl's last write, outl's later writes are merged
-/// back in. Blocks keep their ids where their text (else their place) is unchanged. Returns
-/// how many kept their id and the ids the outside edit added and removed.
+/// Adopt a page file edited outside outl as the person left it, so writes to it are accepted
+/// again: a block they deleted stays deleted, one they edited or moved keeps its id, one they
+/// added gets a new id. If the file was saved from a copy older than outl's last write, outl's
+/// later writes are merged back in. Returns how many blocks were kept as they were and the
+/// ids of those changed, added and removed.
 #[tool(title = "Reconcile page", idempotent, payload = json)]
 pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
-    let Some(op) = ws.reconcile(&slug)? else {
+    let Some(adopted) = ws.reconcile(&slug)? else {
         let kept = ws
             .snapshot()
             .page(&slug)
@@ -488,35 +494,18 @@ pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, 
             slug,
             reconciled: false,
             kept,
+            changed_ids: Vec::new(),
             new_ids: Vec::new(),
             removed_ids: Vec::new(),
         });
     };
-    let body = ws.op_body(op.seq)?;
-    let (before, after) = body
-        .pages
-        .into_iter()
-        .next()
-        .map_or_else(Default::default, |c| {
-            let ids = |side: Option<Content>| side.map(|content| content.ids).unwrap_or_default();
-            (ids(c.before), ids(c.after))
-        });
-    let before_set: HashSet<&String> = before.iter().collect();
-    let after_set: HashSet<&String> = after.iter().collect();
     Ok(Reconciled {
         slug,
         reconciled: true,
-        kept: after.iter().filter(|id| before_set.contains(id)).count(),
-        new_ids: after
-            .iter()
-            .filter(|id| !before_set.contains(id))
-            .cloned()
-            .collect(),
-        removed_ids: before
-            .iter()
-            .filter(|id| !after_set.contains(id))
-            .cloned()
-            .collect(),
+        kept: adopted.kept,
+        changed_ids: adopted.changed,
+        new_ids: adopted.added,
+        removed_ids: adopted.removed,
     })
 }
 

@@ -1,11 +1,12 @@
 //! Block ids: minting short base32 ids, and carrying ids from an old version of a page's blocks
 //! to a new one.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use compact_str::CompactString;
 
+use super::align;
 use super::model::Block;
 
 /// The property a user writes to give a block its own id.
@@ -121,36 +122,67 @@ pub fn user_id(block: &Block) -> Option<&str> {
         .filter(|id| !id.is_empty() && !id.chars().any(|c| c.is_whitespace() || c.is_control()))
 }
 
-/// Gives the blocks of `new` the ids of their counterparts in `old`, so a block whose text did
-/// not change keeps its id. Used by every write that replaces a page's blocks wholesale and by
-/// reconcile. Blocks are matched in document order, first by equal text, then by position
-/// relative to the nearest matched block before them. A block with an `id::` property keeps
-/// that id; an unmatched block keeps the id it had (fresh or empty).
+/// Gives the blocks of `new` the ids of their counterparts in `old`: one id for a block through
+/// every version of its page, whatever changed around it. Used by every write that replaces a
+/// page's blocks wholesale, by reconcile and by the read of a page edited outside outl.
+///
+/// A block with an `id::` property continues the old block with that `id::` (or that id), and
+/// has that id when there is none; of several blocks with one `id::` (a pasted copy) only the
+/// first does, as Logseq keeps it. The others continue the old blocks that the alignment of the
+/// two versions pairs them with (see `align`): a block edited, moved, or left in place among
+/// blocks added and removed keeps its id; a pasted copy does not. A block with no counterpart
+/// keeps the id it had (fresh or empty).
 pub fn carry_ids(old: &[Block], new: &mut [Block]) {
     let old_flat = preorder(old);
     let new_flat = preorder(new);
-    let user_ids: Vec<Option<&str>> = new_flat.iter().map(|b| user_id(b)).collect();
-    let claimed: std::collections::HashSet<&str> = user_ids.iter().flatten().copied().collect();
-    let available: Vec<bool> = old_flat
-        .iter()
-        .map(|b| !claimed.contains(b.id.as_str()))
+    let mut matched: Vec<Option<usize>> = vec![None; new_flat.len()];
+    let mut used = vec![false; old_flat.len()];
+    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    for (i, block) in old_flat.iter().enumerate() {
+        if let Some(user) = user_id(block) {
+            by_id.entry(user).or_insert(i);
+        }
+        if !block.id.is_empty() {
+            by_id.entry(block.id.as_str()).or_insert(i);
+        }
+    }
+    let mut ids: Vec<Option<CompactString>> = vec![None; new_flat.len()];
+    let mut claimed: HashSet<&str> = HashSet::new();
+    for (j, block) in new_flat.iter().enumerate() {
+        let Some(user) = user_id(block) else {
+            continue;
+        };
+        if claimed.insert(user) {
+            ids[j] = Some(user.into());
+            if let Some(&i) = by_id.get(user) {
+                matched[j] = Some(i);
+                used[i] = true;
+            }
+        }
+    }
+    // Old blocks whose id a new block claims are taken, matched or not.
+    for (i, block) in old_flat.iter().enumerate() {
+        if claimed.contains(block.id.as_str())
+            || user_id(block).is_some_and(|u| claimed.contains(u))
+        {
+            used[i] = true;
+        }
+    }
+    let olds: Vec<usize> = (0..old_flat.len()).filter(|&i| !used[i]).collect();
+    let news: Vec<usize> = (0..new_flat.len())
+        .filter(|&j| user_id(new_flat[j]).is_none())
         .collect();
-    let old_texts: Vec<&str> = old_flat.iter().map(|b| b.text.as_str()).collect();
-    let new_texts: Vec<&str> = new_flat.iter().map(|b| b.text.as_str()).collect();
-    let wanted: Vec<bool> = user_ids.iter().map(Option::is_none).collect();
-    let matches = match_positions(&old_texts, &new_texts, &available, &wanted);
-    let ids: Vec<Option<CompactString>> = new_flat
-        .iter()
-        .zip(&user_ids)
-        .zip(&matches)
-        .map(|((_, user), matched)| match (user, matched) {
-            (Some(user), _) => Some((*user).into()),
-            (None, Some(i)) => Some(old_flat[*i].id.clone()),
-            (None, None) => None,
-        })
-        .collect();
-    let mut ids = ids.into_iter();
-    set_ids_preorder(new, &mut ids);
+    let old_texts: Vec<&str> = olds.iter().map(|&i| old_flat[i].text.as_str()).collect();
+    let new_texts: Vec<&str> = news.iter().map(|&j| new_flat[j].text.as_str()).collect();
+    for (at, continued) in align::align(&old_texts, &new_texts).into_iter().enumerate() {
+        matched[news[at]] = continued.map(|k| olds[k]);
+    }
+    for (id, continued) in ids.iter_mut().zip(&matched) {
+        if let Some(i) = continued {
+            *id = Some(old_flat[*i].id.clone());
+        }
+    }
+    set_ids_preorder(new, &mut ids.into_iter());
 }
 
 fn preorder(blocks: &[Block]) -> Vec<&Block> {
@@ -174,56 +206,6 @@ fn set_ids_preorder(blocks: &mut [Block], ids: &mut impl Iterator<Item = Option<
 pub fn assign_preorder(blocks: &mut [Block], ids: &[impl AsRef<str>]) {
     let mut ids = ids.iter().map(|id| Some(id.as_ref().into()));
     set_ids_preorder(blocks, &mut ids);
-}
-
-/// For each new text, the index of the old text it continues, if any. Only old entries marked
-/// `available` are matched, and only new entries marked `wanted`.
-fn match_positions(
-    old: &[&str],
-    new: &[&str],
-    available: &[bool],
-    wanted: &[bool],
-) -> Vec<Option<usize>> {
-    let mut by_text: HashMap<&str, VecDeque<usize>> = HashMap::new();
-    for (i, text) in old.iter().enumerate() {
-        if available[i] {
-            by_text.entry(text).or_default().push_back(i);
-        }
-    }
-    let mut used = vec![false; old.len()];
-    let mut matches: Vec<Option<usize>> = new
-        .iter()
-        .zip(wanted)
-        .map(|(text, &wanted)| {
-            if !wanted {
-                return None;
-            }
-            let i = by_text.get_mut(text)?.pop_front()?;
-            used[i] = true;
-            Some(i)
-        })
-        .collect();
-    // An edited block sits where its old version sat, counted from the last block that kept
-    // its text.
-    let mut anchor: Option<(usize, usize)> = None; // (new index, old index)
-    for j in 0..new.len() {
-        if let Some(i) = matches[j] {
-            anchor = Some((j, i));
-            continue;
-        }
-        if !wanted[j] {
-            continue;
-        }
-        let candidate = match anchor {
-            Some((nj, oi)) => oi + (j - nj),
-            None => j,
-        };
-        if candidate < old.len() && available[candidate] && !used[candidate] {
-            used[candidate] = true;
-            matches[j] = Some(candidate);
-        }
-    }
-    matches
 }
 
 #[cfg(test)]

@@ -3,12 +3,18 @@
 //! machine's version) would otherwise lose outl's later, acknowledged writes when the file is
 //! adopted as it is.
 //!
-//! The base is the version the other program most likely started from: among the versions of
-//! the page the op log holds, the one the file differs from by the fewest lines. When that is outl's
-//! newest version, the file is simply adopted. Otherwise each region changed on one side only
-//! takes that side's lines, and a region changed on both sides keeps both, the file's first:
-//! no text of either side is dropped. The price: an outside edit that only removed lines outl
-//! wrote looks like a copy from before outl wrote them, and those lines are kept.
+//! The base is the version the other program most likely started from, and a version older
+//! than outl's newest is taken only when the file shows it: it still holds text that outl's
+//! later writes changed or removed (a block's old wording, a task's old state). Then, among the
+//! versions of the page the op log holds, the one the file differs from by the fewest lines is
+//! the base, each region changed on one side only takes that side's lines, and a region
+//! changed on both sides keeps both, the file's first: no text of either side is dropped.
+//! Otherwise the file is adopted as it is: a file that only lacks blocks outl wrote is a person
+//! who deleted them, and a reconcile never undoes the person. The price: a stale copy saved
+//! over the page when outl's later writes only added blocks loses those blocks; the reconcile
+//! reports them removed, and the op log still holds them. And a person who puts back exactly
+//! the text outl's write replaced looks like a stale copy: outl's text comes back beside the
+//! rest of their edit.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -17,36 +23,53 @@ use std::ops::Range;
 /// built; the merge keeps the file and appends outl's lines it lacks.
 const MAX_TABLE_CELLS: usize = 16_000_000;
 
-/// Of `candidates` (oldest first), the index of the one `theirs` was most likely edited from:
-/// the fewest lines added and removed between the two (as multisets), the newest on a tie.
-pub fn likely_base(theirs: &str, candidates: &[&str]) -> Option<usize> {
-    let mut wanted: HashMap<&str, usize> = HashMap::new();
-    for line in theirs.lines() {
-        *wanted.entry(line).or_default() += 1;
-    }
-    let shared = |candidate: &str| {
-        let mut left = wanted.clone();
-        candidate
-            .lines()
-            .filter(|line| match left.get_mut(line) {
-                Some(n) if *n > 0 => {
-                    *n -= 1;
-                    true
-                }
-                _ => false,
-            })
-            .count()
+/// Of `older` (outl's earlier versions of the page, oldest first, `ours` not among them), the
+/// one `theirs` was edited from, when the file shows it was edited from one of them rather
+/// than from `ours`, outl's newest version: it still holds lines that outl changed or removed
+/// since that version (more copies of a line, not blank, than `ours` has, and that version
+/// had). Among the versions it shows, the one it differs from by the fewest lines added and
+/// removed (as multisets), unless `ours` is as close; the newer on a tie. `None`: the file was
+/// edited from `ours`, and is adopted as it is.
+pub fn stale_base(theirs: &str, ours: &str, older: &[&str]) -> Option<usize> {
+    let theirs_lines = counts(theirs);
+    let ours_lines = counts(ours);
+    let their_len = theirs.lines().count();
+    let distance = |version: &HashMap<&str, usize>, len: usize| {
+        let common: usize = version
+            .iter()
+            .map(|(line, n)| (*n).min(theirs_lines.get(line).copied().unwrap_or(0)))
+            .sum();
+        len - common + their_len - common
     };
-    let their_lines = theirs.lines().count();
-    let mut best: Option<(usize, usize)> = None;
-    for (index, candidate) in candidates.iter().enumerate() {
-        let common = shared(candidate);
-        let distance = candidate.lines().count() - common + their_lines - common;
-        if best.is_none_or(|(_, fewest)| distance <= fewest) {
-            best = Some((index, distance));
+    let mut best: Option<usize> = None;
+    let mut closest = distance(&ours_lines, ours.lines().count());
+    for (index, version) in older.iter().enumerate().rev() {
+        let lines = counts(version);
+        let shown = lines.iter().any(|(line, &n)| {
+            let in_ours = ours_lines.get(line).copied().unwrap_or(0);
+            !line.trim().is_empty()
+                && n > in_ours
+                && theirs_lines.get(line).is_some_and(|&t| t > in_ours)
+        });
+        if !shown {
+            continue;
+        }
+        let d = distance(&lines, version.lines().count());
+        if d < closest {
+            closest = d;
+            best = Some(index);
         }
     }
-    best.map(|(index, _)| index)
+    best
+}
+
+/// How many times each line occurs in `text`.
+fn counts(text: &str) -> HashMap<&str, usize> {
+    let mut out: HashMap<&str, usize> = HashMap::new();
+    for line in text.lines() {
+        *out.entry(line).or_default() += 1;
+    }
+    out
 }
 
 /// Merges the changes `ours` and `theirs` each made to `base`, line by line.
@@ -215,18 +238,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_file_edited_from_outls_newest_version_is_the_base() {
+    fn a_file_edited_from_outls_newest_version_is_adopted() {
         let ours = "- a\n- b\n- c\n";
         let theirs = "- a\n- b, edited\n- c\n";
-        assert_eq!(likely_base(theirs, &["- a\n", "- a\n- b\n", ours]), Some(2));
+        assert_eq!(stale_base(theirs, ours, &["- a\n", "- a\n- b\n"]), None);
     }
 
     #[test]
     fn a_stale_copy_finds_the_version_it_came_from() {
         let old = "- a\n- b\n";
-        let ours = "- a\n- b\n- outl 1\n- outl 2\n";
-        let theirs = "- a\n- b, edited\n- theirs\n";
-        assert_eq!(likely_base(theirs, &[old, ours]), Some(0));
+        let ours = "- a\n- b by outl\n- outl 1\n- outl 2\n";
+        let theirs = "- a\n- b\n- c, edited\n- theirs\n";
+        assert_eq!(stale_base(theirs, ours, &[old]), Some(0));
+    }
+
+    #[test]
+    fn deleting_what_outl_added_is_not_a_stale_copy() {
+        // outl appended "- c"; the person deleted it, or deleted it and edited "- a": nothing in
+        // the file is outl's older text, so it is adopted as the person left it.
+        let old = "- a\n- b\n";
+        let ours = "- a\n- b\n- c\n";
+        assert_eq!(stale_base("- a\n- b\n", ours, &[old]), None);
+        assert_eq!(stale_base("- a, edited\n- b\n", ours, &[old]), None);
+        // Blank lines prove nothing either.
+        assert_eq!(
+            stale_base("- a\n\n- b\n", "- a\n- b\n- c\n", &["- a\n\n- b\n"]),
+            None
+        );
     }
 
     #[test]

@@ -45,7 +45,10 @@
 //! Ids are short base32 strings (6 characters, longer once the workspace holds tens of
 //! millions), unique in the workspace, kept in the sidecar and never written into markdown. A
 //! block with an `id::` property has that id. When a page's blocks are replaced wholesale (a
-//! page update, a reconcile) ids carry over by [`carry_ids`]: equal text first, then position.
+//! page update, a reconcile, the read of a file edited outside outl) ids carry over by
+//! [`carry_ids`]: by `id::` first, then by an alignment of the two versions that keeps their
+//! order and pairs equal or alike texts (see `align`), so that a block edited or moved keeps
+//! its id and one deleted is gone.
 //!
 //! # Writes
 //!
@@ -141,6 +144,7 @@
 //! A refresh stats the files with no lock on the graph (the workspace lock already keeps
 //! writers out): reads and writes wait only while it applies what it found.
 
+mod align;
 mod cache;
 mod config;
 mod date_format;
@@ -188,7 +192,7 @@ pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
 pub use names::{NameFormat, slug};
 pub use oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
 pub use tree::Place;
-pub use write::LogPage;
+pub use write::{Adopted, LogPage};
 
 use disk::Durability;
 use ids::IdMinter;

@@ -212,8 +212,8 @@ fn an_external_edit_freezes_the_page_until_reconciled() {
         ErrorCode::PageMarkdownAheadOfLog
     );
 
-    let op = ws.reconcile("project x").unwrap().unwrap();
-    assert_eq!(op.kind, "page.reconcile");
+    let adopted = ws.reconcile("project x").unwrap().unwrap();
+    assert_eq!(adopted.op.kind, "page.reconcile");
     assert!(ws.snapshot().frozen_page("project x").is_none());
     assert_eq!(
         id_of(&ws, "project x", "TODO Call [[Bob]] about #launch"),

@@ -3,7 +3,7 @@
 //! [`crate::workspace`] for the protocol).
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use chrono::NaiveDate;
@@ -32,6 +32,58 @@ pub struct LogPage {
     pub ops: Vec<Op>,
     /// Pass as `cursor` to continue; `None` at the oldest op.
     pub next_cursor: Option<u64>,
+}
+
+/// What a reconcile adopted, against the page as outl last wrote or read it: the op, and its
+/// blocks kept as they were, changed (same id, other text or properties), added and removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Adopted {
+    pub op: Op,
+    pub kept: usize,
+    pub changed: Vec<String>,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+impl Adopted {
+    fn between(op: Op, known: &[Block], now: &[Block]) -> Adopted {
+        let mut before: HashMap<&str, &Block> = HashMap::new();
+        walk(known, &mut |block| {
+            before.insert(block.id.as_str(), block);
+        });
+        let mut adopted = Adopted {
+            op,
+            kept: 0,
+            changed: Vec::new(),
+            added: Vec::new(),
+            removed: Vec::new(),
+        };
+        let mut seen = HashSet::new();
+        walk(now, &mut |block| {
+            seen.insert(block.id.to_string());
+            match before.get(block.id.as_str()) {
+                Some(old) if old.text == block.text && old.properties == block.properties => {
+                    adopted.kept += 1;
+                }
+                Some(_) => adopted.changed.push(block.id.to_string()),
+                None => adopted.added.push(block.id.to_string()),
+            }
+        });
+        walk(known, &mut |block| {
+            if !seen.contains(block.id.as_str()) {
+                adopted.removed.push(block.id.to_string());
+            }
+        });
+        adopted
+    }
+}
+
+/// Calls `f` on every block of `blocks`, in document order.
+fn walk<'a>(blocks: &'a [Block], f: &mut impl FnMut(&'a Block)) {
+    for block in blocks {
+        f(block);
+        walk(&block.children, f);
+    }
 }
 
 /// A page as it is on disk right now, verified.
@@ -277,10 +329,12 @@ impl Workspace {
         })
     }
 
-    /// Adopts a page's file as edited outside outl: its blocks keep the ids of their
-    /// unchanged (then same-place) counterparts, and writes are accepted again. `None` when
+    /// Adopts a page's file as edited outside outl, as the person left it: a block they
+    /// deleted stays deleted, one they edited or moved keeps its id (see [`carry_ids`]), one
+    /// they added gets a new id; writes are accepted again. A file saved from a copy older than
+    /// outl's newest version gets outl's later writes merged back (see `merge.rs`). `None` when
     /// the page was not ahead of the log.
-    pub fn reconcile(&self, slug: &str) -> Result<Option<Op>, Error> {
+    pub fn reconcile(&self, slug: &str) -> Result<Option<Adopted>, Error> {
         self.with_lock(|w| {
             let slug = self
                 .graph()
@@ -305,6 +359,10 @@ impl Workspace {
                 page: load::base_page(&file, &sidecar, &self.config),
                 md: sidecar.base,
             });
+            let known: Vec<Block> = before
+                .as_ref()
+                .map(|b| b.page.blocks().to_vec())
+                .unwrap_or_default();
             let merged = before
                 .as_ref()
                 .and_then(|ours| self.merge_stale_edit(w, &file, &ours.md, &loaded.md));
@@ -314,9 +372,7 @@ impl Workspace {
                     let mut page = load::page_of(&file, &md, &self.config, loaded.page.updated);
                     // outl's blocks keep the ids their writes returned; the file's own blocks
                     // the ids the frozen page was read with, where those are still free.
-                    if let Some(ours) = &before {
-                        carry_ids(&ours.page.blocks(), page.blocks_mut());
-                    }
+                    carry_ids(&known, page.blocks_mut());
                     if let Some(shown) = &shown {
                         fill_ids_by_text(shown, page.blocks_mut());
                     }
@@ -347,7 +403,12 @@ impl Workspace {
                     after: Some(after),
                 }],
             )?;
-            Ok(Some(op))
+            let adopted = self
+                .graph()
+                .page(&slug)
+                .map(|page| Adopted::between(op.clone(), &known, &page.blocks()))
+                .ok_or_else(|| not_found(&slug))?;
+            Ok(Some(adopted))
         })
     }
 
@@ -376,11 +437,15 @@ impl Workspace {
                 }
             }
         }
-        // Oldest first, outl's newest last: a tie goes to the newer version.
-        let mut candidates: Vec<&str> = versions.iter().rev().map(String::as_str).collect();
-        candidates.push(ours);
-        let base = candidates[merge::likely_base(theirs, &candidates)?];
-        (base != ours).then(|| merge::merge3(base, ours, theirs))
+        // Oldest first.
+        let older: Vec<&str> = versions
+            .iter()
+            .rev()
+            .map(String::as_str)
+            .filter(|v| *v != ours)
+            .collect();
+        let base = older[merge::stale_base(theirs, ours, &older)?];
+        Some(merge::merge3(base, ours, theirs))
     }
 
     /// Reverts the newest undoable op. `NOTHING_TO_UNDO` when there is none; `CONFLICT`
