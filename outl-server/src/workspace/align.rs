@@ -13,7 +13,7 @@
 //!   that of an old block it left out (or paired only so) was moved (a reorder breaks the order
 //!   the alignment keeps): the two are paired;
 //! - between two pairs, one old and one new block left out are the same block rewritten in
-//!   place: they are paired too;
+//!   place: they are paired too, unless the new one has the text of an old block (a copy);
 //! - everything else is a block removed (old) or added (new). Of two blocks of one text where
 //!   the old version had one (a pasted copy), the alignment pairs the one in the original's
 //!   place, and the copy is new.
@@ -74,7 +74,9 @@ pub fn align(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
             used[i] = true;
         }
     }
-    // One block rewritten in place between two pairs (or before the first, after the last).
+    // One block rewritten in place between two pairs (or before the first, after the last). A
+    // block with the text of an old one is a copy of it, not a rewrite.
+    let old_texts: HashSet<&str> = old.iter().map(|text| text.text).collect();
     let mut bounds = vec![(0, 0)];
     bounds.extend(pairs.iter().map(|&(i, j)| (i + 1, j + 1)));
     let ends = pairs
@@ -89,7 +91,8 @@ pub fn align(old: &[&str], new: &[&str]) -> Vec<Option<usize>> {
             left_old.next(),
             left_new.next(),
             left_new.next(),
-        ) {
+        ) && !old_texts.contains(new[j].text)
+        {
             matched[j] = Some(i);
             used[i] = true;
         }
@@ -375,6 +378,11 @@ mod tests {
         assert_eq!(
             align(&old, &["one", "two", "three", "two"]),
             [Some(0), Some(1), Some(2), None]
+        );
+        // Not a rewrite of the block deleted where it landed.
+        assert_eq!(
+            align(&old, &["three", "two", "three"]),
+            [None, Some(1), Some(2)]
         );
     }
 
