@@ -6,12 +6,10 @@
 //! block deleted stays deleted, one edited or moved keeps its id, one added (a pasted copy
 //! too) gets a new one, and the reply lists which were kept, changed, added and removed.
 
-mod mcp_support;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use mcp_support::{StdioSession, json_payload, tool_error};
+use crate::mcp_support::{StdioSession, json_payload, tool_error};
 use serde_json::{Value, json};
 
 const PAGE: &str = "garden";

@@ -1,11 +1,9 @@
 //! What a model does with outl, end to end over MCP stdio on a copy of the demo workspace:
 //! several tools in a row, each reply feeding the next call.
 
-mod mcp_support;
-
 use std::fs;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, tool_error};
+use crate::mcp_support::{StdioSession, demo_workspace, json_payload, tool_error};
 use serde_json::{Value, json};
 
 /// `(page, id)` of each backlink of a reply.

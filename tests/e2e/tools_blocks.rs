@@ -1,12 +1,10 @@
 //! The block tools over MCP stdio on a copy of the demo workspace: each one's success reply in
 //! its projected shape, what it wrote to the page file, and its errors.
 
-mod mcp_support;
-
 use std::fs;
 use std::path::Path;
 
-use mcp_support::{
+use crate::mcp_support::{
     StdioSession, demo_workspace, json_payload, outl_call, outline_nodes, problem_pointers,
     tool_error,
 };

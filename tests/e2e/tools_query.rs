@@ -1,9 +1,7 @@
 //! The query tools over MCP stdio on a copy of the demo workspace: each one's success reply in
 //! its projected shape, slicing with limit and cursor, and its errors.
 
-mod mcp_support;
-
-use mcp_support::{
+use crate::mcp_support::{
     StdioSession, column, demo_workspace, json_payload, outl_call, problem_pointers, tool_error,
 };
 use serde_json::{Value, json};

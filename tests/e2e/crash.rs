@@ -9,13 +9,11 @@
 //!
 //! `OUTL_CRASH_CYCLES` (default 50) sets the number of kills, `OUTL_CRASH_SEED` the seed.
 
-mod mcp_support;
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::time::Duration;
 
-use mcp_support::{StdioSession, json_payload};
+use crate::mcp_support::{StdioSession, json_payload};
 use outl_server::workspace::content_hash;
 use serde_json::{Value, json};
 
@@ -188,7 +186,7 @@ fn check_workspace(session: &mut StdioSession, root: &Path, history: &History, c
     let file = std::fs::read_to_string(root.join(LOG_FILE)).expect("the log page");
     let rendered = session.call("outl_page_render", json!({"slug": LOG_PAGE}));
     assert_eq!(
-        mcp_support::text_of(&rendered["result"]),
+        crate::mcp_support::text_of(&rendered["result"]),
         file,
         "{context}: the server serves the file"
     );

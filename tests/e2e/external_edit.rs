@@ -7,14 +7,12 @@
 //! wrote. Pages another program adds, edits or deletes are served by later reads without any
 //! write touching them.
 
-mod mcp_support;
-
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use mcp_support::{StdioSession, json_payload, tool_error};
+use crate::mcp_support::{StdioSession, json_payload, tool_error};
 use serde_json::{Value, json};
 
 const PAGE: &str = "notes";

@@ -1,11 +1,9 @@
 //! `outl mcp` over stdio, driven as a host would drive it: the handshake, tools/list,
 //! tools/call, errors, and bad input that must never end the session.
 
-mod mcp_support;
-
 use std::time::Duration;
 
-use mcp_support::{StdioSession, text_of};
+use crate::mcp_support::{StdioSession, text_of};
 use serde_json::{Value, json};
 
 fn workspace() -> tempfile::TempDir {

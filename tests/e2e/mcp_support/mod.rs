@@ -1,8 +1,6 @@
 //! Driving the built `outl` binary: a stdio MCP session, and `outl serve` with a raw HTTP/1.1
 //! client (enough of one for these tests: one request per connection).
 
-#![allow(dead_code)] // each test binary uses part of this module
-
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;

@@ -6,12 +6,10 @@
 //! sessions; `outl call` starts a process per write and does a fifth of them). The release
 //! run uses 1,000.
 
-mod mcp_support;
-
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use mcp_support::{StdioSession, json_payload, outl_call, text_of};
+use crate::mcp_support::{StdioSession, json_payload, outl_call, text_of};
 use serde_json::{Value, json};
 
 const SHARED: &str = "shared";

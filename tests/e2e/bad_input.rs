@@ -3,9 +3,7 @@
 //! still answer a ping, and every file of the workspace, `.outl/` included, must be byte for
 //! byte what it was: a refused input writes no page and logs no op.
 
-mod mcp_support;
-
-use mcp_support::{
+use crate::mcp_support::{
     HttpServer, StdioSession, assert_files_unchanged, demo_workspace, files_of, open_once,
     tool_error,
 };

@@ -2,11 +2,11 @@
 //! read from a journal are the ones a write tool takes, a refusal's data reaches the caller
 //! only through `structuredContent`, and the CLI keeps what the MCP projection drops.
 
-mod mcp_support;
-
 use std::fs;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, outline_nodes, text_of};
+use crate::mcp_support::{
+    StdioSession, demo_workspace, json_payload, outl_call, outline_nodes, text_of,
+};
 use serde_json::json;
 
 /// The demo's last day: a TODO among its blocks.
@@ -84,7 +84,7 @@ fn frozen_page_update_returns_structured_refusal_not_a_generic_error() {
         .arg("-c")
         .arg(format!(
             "{} --workspace \"$WS\"",
-            command.replacen("outl", mcp_support::OUTL, 1)
+            command.replacen("outl", crate::mcp_support::OUTL, 1)
         ))
         .env("WS", ws.path())
         .stdout(std::process::Stdio::null())

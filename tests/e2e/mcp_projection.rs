@@ -1,9 +1,7 @@
 //! RFC 0276 over the real server: what the MCP projection drops and what it must keep, checked
 //! on what handlers actually produce rather than on hand-written payloads.
 
-mod mcp_support;
-
-use mcp_support::{StdioSession, json_payload, outl_call, text_of};
+use crate::mcp_support::{StdioSession, json_payload, outl_call, text_of};
 use outl_server::mcp::payload::prune_gui_fields;
 use outl_server::outline::Document;
 use serde_json::{Value, json};

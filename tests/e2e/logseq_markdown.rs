@@ -1,11 +1,9 @@
 //! Markdown pages as Logseq writes them, in its current style and in older ones, read through
 //! the tools over MCP stdio: every task marker Logseq knows.
 
-mod mcp_support;
-
 use std::path::Path;
 
-use mcp_support::{StdioSession, column, json_payload, outline_nodes};
+use crate::mcp_support::{StdioSession, column, json_payload, outline_nodes};
 use serde_json::json;
 
 /// Writes `files` (path relative to the workspace, content) into a fresh workspace.

@@ -8,8 +8,6 @@
 //! lock, so whatever the server answers while the test holds it was answered before the
 //! workspace was open.
 
-mod mcp_support;
-
 use std::fs::File;
 use std::io::Write;
 use std::path::Path;
@@ -17,7 +15,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use mcp_support::{
+use crate::mcp_support::{
     HttpServer, OUTL, StdioSession, demo_workspace, initialize_params, json_payload, open_once,
     outl_call, tool_error,
 };

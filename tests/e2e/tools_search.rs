@@ -3,11 +3,9 @@
 //! written, pages named by the query before the blocks that mention it, and `outl_page_list`
 //! finding a page through a typo.
 
-mod mcp_support;
-
 use std::path::Path;
 
-use mcp_support::{StdioSession, column, json_payload, problem_pointers, tool_error};
+use crate::mcp_support::{StdioSession, column, json_payload, problem_pointers, tool_error};
 use serde_json::{Value, json};
 
 fn write(root: &Path, file: &str, md: &str) {

@@ -1,11 +1,9 @@
 //! The page tools over MCP stdio on a copy of the demo workspace: each one's success reply
 //! in its projected shape, and its errors with the data a model acts on.
 
-mod mcp_support;
-
 use std::fs;
 
-use mcp_support::{
+use crate::mcp_support::{
     StdioSession, demo_workspace, json_payload, outl_call, outline_nodes, text_of, tool_error,
 };
 use serde_json::{Value, json};

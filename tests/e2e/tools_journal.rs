@@ -1,12 +1,10 @@
 //! The journal tools over MCP stdio on a copy of the demo workspace, with today pinned by
 //! `OUTL_TODAY`: each one's success reply in its projected shape, and its errors.
 
-mod mcp_support;
-
 use std::fs;
 use std::path::Path;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, tool_error};
+use crate::mcp_support::{StdioSession, demo_workspace, json_payload, tool_error};
 use serde_json::json;
 
 /// The demo's last day.

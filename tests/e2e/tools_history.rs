@@ -1,12 +1,10 @@
 //! The history tools over MCP stdio on a copy of the demo workspace: the op log, undo and
 //! redo, each one's success reply in its projected shape and its errors.
 
-mod mcp_support;
-
 use std::fs;
 use std::path::Path;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, tool_error};
+use crate::mcp_support::{StdioSession, demo_workspace, json_payload, outl_call, tool_error};
 use serde_json::{Value, json};
 
 /// The decision block of the demo's Pricing page, with its own `id::` property.

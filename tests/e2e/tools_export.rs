@@ -1,11 +1,9 @@
 //! The export and import tools over MCP stdio on a copy of the demo workspace: each one's
 //! success reply in its projected shape, and its errors.
 
-mod mcp_support;
-
 use std::fs;
 
-use mcp_support::{StdioSession, demo_workspace, json_payload, text_of, tool_error};
+use crate::mcp_support::{StdioSession, demo_workspace, json_payload, text_of, tool_error};
 use outl_server::outline::{self, Document};
 use serde_json::json;
 

@@ -2,15 +2,13 @@
 //! origins (DNS rebinding), missing or wrong tokens, bodies over the limit however they are
 //! framed, requests outside any session, and 32 clients writing at once. A refused request
 //! touches nothing: every file of the workspace, `.outl/` included, stays as it was.
-//! (`tests/mcp_http.rs` covers the guards' status codes on a plain initialize.)
-
-mod mcp_support;
+//! (`tests/e2e/mcp_http.rs` covers the guards' status codes on a plain initialize.)
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use mcp_support::{
+use crate::mcp_support::{
     HttpServer, HttpSession, assert_files_unchanged, files_of, initialize_params, json_payload,
     open_once, text_of, tool_error,
 };

@@ -1,8 +1,6 @@
 //! `outl serve`: Streamable HTTP at /mcp and the guards in front of it.
 
-mod mcp_support;
-
-use mcp_support::{HttpServer, initialize_params, text_of};
+use crate::mcp_support::{HttpServer, initialize_params, text_of};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "s3cret-token";
@@ -153,7 +151,7 @@ fn ctrl_c_stops_the_server_even_with_a_stream_open() {
 fn serving_beyond_loopback_without_a_token_warns() {
     use std::io::BufRead;
     let ws = tempfile::tempdir().expect("temp workspace");
-    let mut child = std::process::Command::new(mcp_support::OUTL)
+    let mut child = std::process::Command::new(crate::mcp_support::OUTL)
         .args(["serve", "--host", "0.0.0.0", "--port", "0", "--workspace"])
         .arg(ws.path())
         .env_remove("OUTL_TOKEN")

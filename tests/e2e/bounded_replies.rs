@@ -3,12 +3,12 @@
 //! their limits are refused naming the argument and the limit, and no error echoes an
 //! argument longer than a short, marked excerpt.
 
-mod mcp_support;
-
 use std::collections::HashMap;
 use std::path::Path;
 
-use mcp_support::{HttpServer, StdioSession, demo_workspace, json_payload, text_of, tool_error};
+use crate::mcp_support::{
+    HttpServer, StdioSession, demo_workspace, json_payload, text_of, tool_error,
+};
 use serde_json::{Value, json};
 
 /// The default reply budget, in bytes of reply text: 10,000 tokens at 3 bytes each.

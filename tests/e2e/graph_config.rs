@@ -2,12 +2,10 @@
 //! `outl_workspace_info`, and the keys outl honours shaping what the tools see. The fixtures
 //! are written here, in the style Logseq writes.
 
-mod mcp_support;
-
 use std::fs;
 use std::path::Path;
 
-use mcp_support::{StdioSession, column, json_payload, tool_error};
+use crate::mcp_support::{StdioSession, column, json_payload, tool_error};
 use serde_json::json;
 
 /// A config in the style of the one Logseq writes for a new graph.
