@@ -25,4 +25,5 @@ mod tools_journal;
 mod tools_pages;
 mod tools_query;
 mod tools_search;
+mod undo_sessions;
 mod workflows;

@@ -80,10 +80,11 @@ fn undo_reverts_the_newest_write_and_says_which() {
     ));
     assert_ne!(pricing(ws.path()), original);
     let undone = json_payload(&s.call("outl_undo", json!({})));
-    assert_eq!(
-        undone,
-        json!({ "op": 1, "kind": "block.update", "pages": ["pricing"] })
-    );
+    assert_eq!(undone["op"], 1);
+    assert_eq!(undone["kind"], "block.update");
+    assert_eq!(undone["pages"], json!(["pricing"]));
+    assert_eq!(undone["logged_as"], 2);
+    assert!(undone["summary"].as_str().unwrap().contains("Pricing"));
     assert_eq!(pricing(ws.path()), original);
     // The block kept its id through the round trip.
     let read = json_payload(&s.call("outl_block_get", json!({ "id": DECISION })));
@@ -113,10 +114,10 @@ fn redo_reapplies_what_undo_reverted() {
     let deleted = pricing(ws.path());
     json_payload(&s.call("outl_undo", json!({})));
     let redone = json_payload(&s.call("outl_redo", json!({})));
-    assert_eq!(
-        redone,
-        json!({ "op": 1, "kind": "block.delete", "pages": ["pricing"] })
-    );
+    assert_eq!(redone["op"], 1);
+    assert_eq!(redone["kind"], "block.delete");
+    assert_eq!(redone["pages"], json!(["pricing"]));
+    assert_eq!(redone["logged_as"], 3);
     assert_eq!(pricing(ws.path()), deleted);
 
     // A new write after an undo clears what could be redone.

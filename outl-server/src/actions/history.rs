@@ -9,7 +9,7 @@ use super::outline::timestamp;
 use super::paging;
 use crate::Error;
 use crate::mcp::registry::NoArgs;
-use crate::workspace::{ConfigProblem, Op, Workspace};
+use crate::workspace::{ConfigProblem, Op, ReplayOutcome, Workspace};
 
 /// What `outl_workspace_info` reports.
 #[derive(Debug, Serialize)]
@@ -98,10 +98,13 @@ pub struct LogEntry {
     /// For a redo, the op it re-applied.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redoes: Option<u64>,
+    /// True for the calling session's own writes, the ones a bare `outl_undo` reverts.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub yours: bool,
 }
 
 impl LogEntry {
-    fn of(op: &Op) -> LogEntry {
+    fn of(op: &Op, session: Option<&str>) -> LogEntry {
         LogEntry {
             seq: op.seq,
             time: timestamp(op.ts),
@@ -109,6 +112,7 @@ impl LogEntry {
             pages: pages_of(op),
             undoes: op.undoes,
             redoes: op.redoes,
+            yours: session.is_some() && op.session.as_deref() == session,
         }
     }
 }
@@ -131,11 +135,27 @@ pub struct Replayed {
     pub kind: String,
     /// The slugs of the pages it changed back (or again).
     pub pages: Vec<String>,
+    /// What changed, page by page, in one line.
+    pub summary: String,
+    /// The seq the undo or redo itself was logged with.
+    pub logged_as: u64,
+}
+
+impl Replayed {
+    fn of(outcome: ReplayOutcome) -> Replayed {
+        Replayed {
+            op: outcome.op.seq,
+            pages: pages_of(&outcome.logged),
+            kind: outcome.op.kind,
+            summary: outcome.summary,
+            logged_as: outcome.logged.seq,
+        }
+    }
 }
 
 /// The op log, newest first: each write's seq, time, kind and the pages it changed (undo and
-/// redo name the op they replayed). Returns at most `limit` (50 by default, 200 at most) and a
-/// `next_cursor` when older ops remain.
+/// redo name the op they replayed; `yours` marks the calling session's writes). Returns at
+/// most `limit` (50 by default, 200 at most) and a `next_cursor` when older ops remain.
 #[tool(title = "Op log", read_only, idempotent, payload = json)]
 pub fn outl_log(ws: &Workspace, args: LogArgs) -> Result<Log, Error> {
     // A cursor is the seq of the oldest op of the previous slice.
@@ -146,43 +166,40 @@ pub fn outl_log(ws: &Workspace, args: LogArgs) -> Result<Log, Error> {
         .transpose()?;
     let log = ws.log(paging::limit(args.limit), before.map(|seq| seq as u64))?;
     Ok(Log {
-        ops: log.ops.iter().map(LogEntry::of).collect(),
+        ops: log
+            .ops
+            .iter()
+            .map(|op| LogEntry::of(op, ws.session()))
+            .collect(),
         next_cursor: log.next_cursor.map(|seq| seq.to_string()),
     })
 }
 
-/// Undo the newest write not undone yet (block and page edits, renames, deletes, imports).
-/// Returns what it reverted: the op's seq, kind and pages. NOTHING_TO_UNDO when there is
-/// none; CONFLICT when a page it touched has changed since.
-#[tool(title = "Undo", destructive, payload = json)]
-pub fn outl_undo(ws: &Workspace, _args: NoArgs) -> Result<Replayed, Error> {
-    let undo = ws.undo()?;
-    replayed(ws, &undo, undo.undoes)
+/// Which op to undo.
+#[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
+#[serde(deny_unknown_fields)]
+pub struct UndoArgs {
+    /// The seq of an op of `outl_log`, whoever wrote it (naming an undo redoes its op). Left
+    /// out: the calling session's newest write not undone yet.
+    pub op: Option<u64>,
 }
 
-/// Redo the newest undone write, if nothing was written since the undo. Returns what it
-/// re-applied: the op's seq, kind and pages. NOTHING_TO_REDO when there is none; CONFLICT
-/// when a page it touches has changed since.
+/// Undo a write: the calling session's newest one not undone yet (another client's writes are
+/// never touched), or the op named by `op`. Every write can be undone, a journal day it
+/// created and a reconcile included. Returns the op's seq, kind, pages and a one-line summary
+/// of what changed back. NOTHING_TO_UNDO when there is none or it is undone already;
+/// CONFLICT, naming the later op to undo first, when a page it touched has changed since.
+#[tool(title = "Undo", destructive, payload = json)]
+pub fn outl_undo(ws: &Workspace, args: UndoArgs) -> Result<Replayed, Error> {
+    ws.undo(args.op).map(Replayed::of)
+}
+
+/// Redo the calling session's newest undo, if the session has written nothing since. Returns
+/// the op's seq, kind, pages and a one-line summary of what changed again. NOTHING_TO_REDO
+/// when there is none; CONFLICT when a page it touches has changed since the undo.
 #[tool(title = "Redo", destructive, payload = json)]
 pub fn outl_redo(ws: &Workspace, _args: NoArgs) -> Result<Replayed, Error> {
-    let redo = ws.redo()?;
-    replayed(ws, &redo, redo.redoes)
-}
-
-/// The op an undo or redo (`replay`) replayed, whose seq is `original`.
-fn replayed(ws: &Workspace, replay: &Op, original: Option<u64>) -> Result<Replayed, Error> {
-    let seq = original.unwrap_or(replay.seq);
-    let kind = ws
-        .log(1, Some(seq + 1))?
-        .ops
-        .into_iter()
-        .find(|op| op.seq == seq)
-        .map_or_else(|| replay.kind.clone(), |op| op.kind);
-    Ok(Replayed {
-        op: seq,
-        kind,
-        pages: pages_of(replay),
-    })
+    ws.redo().map(Replayed::of)
 }
 
 /// The distinct slugs an op's pages had before and after it, in order.

@@ -207,11 +207,15 @@ pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyW
     };
     // Checked before the day is created, so a refused call leaves nothing behind.
     let blocks = pages::blocks_to_append(ws, &args.md)?;
-    let page = ws.ensure_journal(date)?;
-    let written = pages::append_blocks(ws, &page.slug, blocks)?;
+    let ids = pages::preorder_ids(&blocks);
+    // A day this creates is created by the same op, so that its undo takes the day away too.
+    ws.edit_day(date, "page.append", |page| {
+        page.blocks_mut().extend(blocks);
+        Ok(())
+    })?;
     Ok(DailyWritten {
         date: date.to_string(),
-        ids: written.ids,
+        ids,
     })
 }
 

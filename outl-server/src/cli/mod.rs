@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 pub use self::envelope::Envelope;
 pub use self::serve::run_stdio;
 use crate::actions::REGISTRY;
-use crate::workspace::{self, Workspace};
+use crate::workspace::{self, Session, Workspace};
 use crate::{Error, ErrorCode};
 
 /// Exit status of a command that ran and reported an error (a tool error, an unopenable
@@ -25,6 +25,8 @@ const EXIT_FAILED: u8 = 1;
 /// Exit status of a command used wrongly: bad flags, an unknown tool, arguments the tool
 /// refuses (INVALID_ARGUMENTS), no workspace.
 const EXIT_USAGE: u8 = 2;
+/// The session every `outl call` writes as.
+const CLI_SESSION: &str = "cli";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -150,7 +152,9 @@ fn run_call(args: &CallArgs) -> (Result<Value, Error>, u8) {
         Err(err) => return (Err(err), EXIT_USAGE),
     };
     let workspace = match open_workspace(&args.workspace) {
-        Ok(workspace) => workspace,
+        // The calls of `outl call` are one session across processes, so that a script's
+        // `outl call outl_undo` reverts its own last write.
+        Ok(workspace) => workspace.in_session(&Session::from(CLI_SESSION)),
         Err((err, status)) => return (Err(err), status),
     };
     match tool.call(&workspace, arguments) {

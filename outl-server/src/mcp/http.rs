@@ -103,7 +103,7 @@ fn router(
         .with_max_request_body_bytes(MAX_BODY_BYTES)
         .with_cancellation_token(ct);
     let mcp = StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.for_new_session()),
         Arc::new(LocalSessionManager::default()),
         config,
     );

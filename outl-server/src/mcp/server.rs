@@ -23,7 +23,7 @@ use tokio::sync::{oneshot, watch};
 
 use crate::mcp::payload::{tool_error_payload, tool_success_payload};
 use crate::mcp::registry::{Registry, ToolEntry};
-use crate::workspace::Workspace;
+use crate::workspace::{Session, Workspace, new_session};
 use crate::{Error, ErrorCode};
 
 /// The protocol revisions outl serves. 2026-07-28 has no `initialize`: rmcp serves it per
@@ -113,12 +113,14 @@ impl SharedWorkspace {
     }
 }
 
-/// One workspace served over MCP. Cheap to clone: Streamable HTTP makes one per session.
-#[derive(Clone)]
+/// One workspace served over MCP to one session (a stdio connection, a Streamable HTTP
+/// session): the writes its calls make are that session's. [`for_new_session`]
+/// (Self::for_new_session) is cheap: Streamable HTTP makes one per session.
 pub struct OutlServer {
     registry: &'static Registry,
     workspace: SharedWorkspace,
     tools: Arc<[Tool]>,
+    session: Session,
 }
 
 impl OutlServer {
@@ -127,6 +129,17 @@ impl OutlServer {
             registry,
             workspace,
             tools: tool_definitions(registry).into(),
+            session: new_session(),
+        }
+    }
+
+    /// The same workspace served to another session.
+    pub fn for_new_session(&self) -> Self {
+        OutlServer {
+            registry: self.registry,
+            workspace: self.workspace.clone(),
+            tools: self.tools.clone(),
+            session: new_session(),
         }
     }
 
@@ -136,7 +149,7 @@ impl OutlServer {
     /// becomes an INTERNAL error result; the server keeps serving.
     pub async fn call(&self, tool: &'static ToolEntry, args: Value) -> rmcp::model::CallToolResult {
         let workspace = match self.workspace.get().await {
-            Ok(workspace) => workspace,
+            Ok(workspace) => workspace.in_session(&self.session),
             Err(err) => return tool_error_payload(&err),
         };
         let (projected, result) = oneshot::channel();

@@ -2,6 +2,7 @@
 //! to a new one.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use compact_str::CompactString;
@@ -42,18 +43,8 @@ pub struct IdMinter {
 
 impl IdMinter {
     pub fn new() -> IdMinter {
-        let mut seed = blake3::Hasher::new();
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default();
-        seed.update(&now.as_nanos().to_le_bytes());
-        seed.update(&std::process::id().to_le_bytes());
-        // RandomState is seeded from the OS's random source.
-        let random =
-            std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), 0u8);
-        seed.update(&random.to_le_bytes());
         IdMinter {
-            key: *seed.finalize().as_bytes(),
+            key: unique_key(),
             counter: 0,
         }
     }
@@ -64,6 +55,29 @@ impl IdMinter {
         let material = self.counter.to_le_bytes();
         mint(&self.key, &material, count, taken)
     }
+}
+
+/// 32 bytes no other call, process or moment gets: the time, the process, a count of calls and
+/// the OS's random source.
+fn unique_key() -> [u8; 32] {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let mut seed = blake3::Hasher::new();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    seed.update(&now.as_nanos().to_le_bytes());
+    seed.update(&std::process::id().to_le_bytes());
+    seed.update(&CALLS.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    // RandomState is seeded from the OS's random source.
+    let random =
+        std::hash::BuildHasher::hash_one(&std::collections::hash_map::RandomState::new(), 0u8);
+    seed.update(&random.to_le_bytes());
+    *seed.finalize().as_bytes()
+}
+
+/// A name for a new session, unlike any other session's: 12 hex digits.
+pub fn new_session() -> super::Session {
+    blake3::hash(&unique_key()).to_hex()[..12].into()
 }
 
 /// An id derived from `material` (file, position, text), unless that one is taken.

@@ -97,8 +97,13 @@
 //! writing. A crash during step 4 leaves a torn last line, which is cut off at the next lock
 //! (that write was never acknowledged). Undo and redo are ops too: undo re-applies an op's
 //! before-state after checking that each page still has the op's after-hash (else
-//! `CONFLICT`, naming the page), redo the reverse; a new edit clears the redo stack. Reconcile
-//! and the creation of an empty journal day are logged but not undoable.
+//! `CONFLICT`, naming the page and the later op that changed it), redo the reverse. Every op
+//! is undoable, reconcile and the creation of a journal day included. Each op records the
+//! session that wrote it (an MCP connection, `cli` for `outl call`): a bare undo takes the
+//! session's newest op not undone yet, redo its newest undo, and a new write of the session's
+//! clears its redos. The histories are rebuilt from the log at open, so a session named again
+//! after a restart (`cli`) keeps its own; a new connection starts with none, and names older
+//! ops by their seq.
 //!
 //! # Open
 //!
@@ -185,14 +190,14 @@ pub use date_format::{BadPattern, DateFormat};
 pub use frozen::Frozen;
 use graph::Minting;
 pub use graph::{BlockAt, Graph, Shadowed};
-pub use ids::carry_ids;
+pub use ids::{carry_ids, new_session};
 pub use index::{Holder, Index, SearchHit, SearchPage};
 pub use load::Skipped;
 pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
 pub use names::{NameFormat, slug};
 pub use oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
 pub use tree::Place;
-pub use write::{Adopted, LogPage};
+pub use write::{Adopted, LogPage, ReplayOutcome};
 
 use disk::Durability;
 use ids::IdMinter;
@@ -227,8 +232,29 @@ pub fn content_hash(bytes: &[u8]) -> String {
     blake3::hash(bytes).to_hex()[..16].to_string()
 }
 
-/// An open workspace. `Send + Sync`: share it as `Arc<Workspace>`.
+/// An open workspace, as one session sees it: the writes made through it are that session's,
+/// and its undo and redo act on them alone. `Send + Sync`: share it as `Arc<Workspace>`;
+/// [`in_session`](Self::in_session) gives another session's view of the same workspace.
 pub struct Workspace {
+    state: Arc<WorkspaceState>,
+    /// Who writes through this view; `None` for the engine's own callers (tests, benches).
+    session: Option<Session>,
+}
+
+/// Who made a write: one MCP connection over stdio, one Streamable HTTP session, or the CLI's
+/// calls. Logged with each op, so that undo finds a session's own writes after a restart too.
+pub type Session = Arc<str>;
+
+impl std::ops::Deref for Workspace {
+    type Target = WorkspaceState;
+
+    fn deref(&self) -> &WorkspaceState {
+        &self.state
+    }
+}
+
+/// What every session's view of a workspace shares.
+pub struct WorkspaceState {
     root: PathBuf,
     /// `logseq/config.edn` as read at open; the graph holds it too.
     config: Arc<GraphConfig>,
@@ -247,7 +273,7 @@ pub struct Workspace {
     cache_loads: AtomicUsize,
 }
 
-impl Drop for Workspace {
+impl Drop for WorkspaceState {
     /// Lets a cache being written finish, so that the next open finds it.
     fn drop(&mut self) {
         let saving = self.saving.get_mut().unwrap_or_else(|e| e.into_inner());
@@ -295,7 +321,7 @@ impl Workspace {
         let log = OpLog::open(&state)
             .map_err(|e| unavailable(&root, format!("cannot open the op log: {e}")))?;
         let config = Arc::new(GraphConfig::read(&root));
-        let workspace = Workspace {
+        let state = WorkspaceState {
             graph: RwLock::new(Graph::with_config(config.clone())),
             config,
             root,
@@ -314,6 +340,10 @@ impl Workspace {
             #[cfg(test)]
             cache_loads: AtomicUsize::new(0),
         };
+        let workspace = Workspace {
+            state: Arc::new(state),
+            session: None,
+        };
         workspace.with_lock_only(|w| {
             // Under the lock no writer is between creating a temp file and renaming it.
             for dir in [names::PAGES_DIR, names::JOURNALS_DIR, STATE_DIR] {
@@ -322,6 +352,19 @@ impl Workspace {
             workspace.load_from_disk(w)
         })?;
         Ok(workspace)
+    }
+
+    /// The same workspace as `session` sees it: its writes are logged as that session's.
+    pub fn in_session(&self, session: &Session) -> Workspace {
+        Workspace {
+            state: self.state.clone(),
+            session: Some(session.clone()),
+        }
+    }
+
+    /// The session writing through this view, if any.
+    pub fn session(&self) -> Option<&str> {
+        self.session.as_deref()
     }
 
     /// The checks `open` makes before it reads anything: the folder is usable (created with

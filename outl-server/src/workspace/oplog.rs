@@ -12,6 +12,7 @@ use std::io::{self, BufRead, BufReader, Seek, SeekFrom, Write};
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::content_hash;
@@ -33,9 +34,10 @@ pub struct Op {
     /// For a redo: the op it re-applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redoes: Option<u64>,
-    /// Whether [`Workspace::undo`](super::Workspace::undo) may revert it (reconciling a page
-    /// and creating an empty journal day are not edits a user would want undone).
-    pub undoable: bool,
+    /// The session that wrote it ([`Session`](super::Session)); `None` for the engine's own
+    /// callers and for ops logged before sessions were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
     pub pages: Vec<PageChange>,
 }
 
@@ -152,7 +154,16 @@ pub struct NewOps {
     pub end: ReadEnd,
 }
 
-/// The op log and what has been read of it: where each op is, and the undo and redo stacks.
+/// One session's history: the ops an undo of its would revert (newest last), and the ops its
+/// undos reverted that a redo would re-apply (newest last).
+#[derive(Debug, Default)]
+struct SessionHistory {
+    undo: Vec<u64>,
+    redo: Vec<u64>,
+}
+
+/// The op log and what has been read of it: where each op is, and each session's undo and redo
+/// stacks.
 ///
 /// Once `oplog` outgrows the segment limit, the writer that notices renames it to `oplog.1`
 /// (replacing the one before) and starts a new `oplog`; seqs go on. Other processes notice the
@@ -164,8 +175,9 @@ pub struct OpLog {
     current: Segment,
     previous: Option<Segment>,
     segment_limit: u64,
-    undo: Vec<u64>,
-    redo: Vec<u64>,
+    histories: FxHashMap<Option<String>, SessionHistory>,
+    /// Each op undone now, with the undo that reverted it.
+    undone: FxHashMap<u64, u64>,
 }
 
 /// A segment is rotated once it holds this many bytes, unless `OUTL_LOG_SEGMENT_BYTES` says
@@ -195,8 +207,8 @@ impl OpLog {
                 .and_then(|bytes| bytes.parse().ok())
                 .filter(|&bytes| bytes > 0)
                 .unwrap_or(SEGMENT_LIMIT),
-            undo: Vec::new(),
-            redo: Vec::new(),
+            histories: FxHashMap::default(),
+            undone: FxHashMap::default(),
         })
     }
 
@@ -328,8 +340,12 @@ impl OpLog {
     /// Drops undo and redo entries whose op is no longer in either segment.
     fn forget_before_previous(&mut self) {
         let first = self.first_seq();
-        self.undo.retain(|&seq| seq >= first);
-        self.redo.retain(|&seq| seq >= first);
+        self.histories.retain(|_, history| {
+            history.undo.retain(|&seq| seq >= first);
+            history.redo.retain(|&seq| seq >= first);
+            !(history.undo.is_empty() && history.redo.is_empty())
+        });
+        self.undone.retain(|&seq, _| seq >= first);
     }
 
     /// The oldest seq still in the log (older ones went with a rotated segment).
@@ -337,17 +353,30 @@ impl OpLog {
         self.previous.as_ref().map_or(self.current.base, |p| p.base) + 1
     }
 
+    /// Files `op` in its session's history. An undo may revert another session's op (named by
+    /// its seq): that op leaves its own session's stack, and a redo of it is the undoer's.
     fn track(&mut self, op: &Op) {
         if let Some(undone) = op.undoes {
-            self.undo.retain(|&seq| seq != undone);
-            self.redo.push(undone);
+            for history in self.histories.values_mut() {
+                history.undo.retain(|&seq| seq != undone);
+            }
+            self.history_mut(&op.session).redo.push(undone);
+            self.undone.insert(undone, op.seq);
         } else if let Some(redone) = op.redoes {
-            self.redo.retain(|&seq| seq != redone);
-            self.undo.push(redone);
-        } else if op.undoable {
-            self.undo.push(op.seq);
-            self.redo.clear();
+            for history in self.histories.values_mut() {
+                history.redo.retain(|&seq| seq != redone);
+            }
+            self.history_mut(&op.session).undo.push(redone);
+            self.undone.remove(&redone);
+        } else {
+            let history = self.history_mut(&op.session);
+            history.undo.push(op.seq);
+            history.redo.clear();
         }
+    }
+
+    fn history_mut(&mut self, session: &Option<String>) -> &mut SessionHistory {
+        self.histories.entry(session.clone()).or_default()
     }
 
     fn locate(&self, seq: u64) -> Option<(&Segment, Entry)> {
@@ -406,14 +435,24 @@ impl OpLog {
         self.segment_limit = bytes;
     }
 
-    /// The op an undo would revert.
-    pub fn undo_top(&self) -> Option<u64> {
-        self.undo.last().copied()
+    /// The op an undo by `session` would revert: its newest op not undone.
+    pub fn undo_top(&self, session: Option<&str>) -> Option<u64> {
+        self.history(session)?.undo.last().copied()
     }
 
-    /// The op a redo would re-apply.
-    pub fn redo_top(&self) -> Option<u64> {
-        self.redo.last().copied()
+    /// The op a redo by `session` would re-apply: the op its newest undo reverted, unless the
+    /// session has written since.
+    pub fn redo_top(&self, session: Option<&str>) -> Option<u64> {
+        self.history(session)?.redo.last().copied()
+    }
+
+    fn history(&self, session: Option<&str>) -> Option<&SessionHistory> {
+        self.histories.get(&session.map(str::to_owned))
+    }
+
+    /// The undo that reverted op `seq`, while it stays undone.
+    pub fn undone_by(&self, seq: u64) -> Option<u64> {
+        self.undone.get(&seq).copied()
     }
 }
 
@@ -485,14 +524,14 @@ fn parse_line(line: &[u8], with_body: bool) -> Option<(Op, Option<Body>)> {
 mod tests {
     use super::*;
 
-    fn op(kind: &str, undoable: bool) -> Op {
+    fn op(kind: &str, session: Option<&str>) -> Op {
         Op {
             seq: 0,
             ts: 0,
             kind: kind.into(),
             undoes: None,
             redoes: None,
-            undoable,
+            session: session.map(str::to_owned),
             pages: vec![],
         }
     }
@@ -511,28 +550,43 @@ mod tests {
             }],
         };
         assert_eq!(
-            log.append(op("page.create", true), &body, File::sync_data)
+            log.append(op("page.create", Some("a")), &body, File::sync_data)
                 .unwrap()
                 .seq,
             1
         );
         log.append(
-            op("journal.create", false),
+            op("journal.create", Some("b")),
             &Body::default(),
             File::sync_data,
         )
         .unwrap();
-        assert_eq!(log.undo_top(), Some(1));
-        let mut undo = op("undo", false);
+        assert_eq!(log.undo_top(Some("a")), Some(1));
+        assert_eq!(log.undo_top(Some("b")), Some(2));
+        assert_eq!(log.undo_top(None), None);
+        let mut undo = op("undo", Some("a"));
         undo.undoes = Some(1);
         log.append(undo, &Body::default(), File::sync_data).unwrap();
-        assert_eq!((log.undo_top(), log.redo_top()), (None, Some(1)));
+        assert_eq!(
+            (log.undo_top(Some("a")), log.redo_top(Some("a"))),
+            (None, Some(1))
+        );
+        assert_eq!(
+            (log.undo_top(Some("b")), log.redo_top(Some("b"))),
+            (Some(2), None)
+        );
+        assert_eq!(log.undone_by(1), Some(3));
 
         let mut other = OpLog::open(dir.path()).unwrap();
         let read = other.read_new(true, false).unwrap();
         assert_eq!(read.ops.len(), 3);
         assert_eq!(read.ops[0].1.as_ref(), Some(&body));
-        assert_eq!((other.undo_top(), other.redo_top()), (None, Some(1)));
+        assert_eq!(
+            (other.undo_top(Some("a")), other.redo_top(Some("a"))),
+            (None, Some(1))
+        );
+        assert_eq!(other.undo_top(Some("b")), Some(2));
+        assert_eq!(other.undone_by(1), Some(3));
         assert_eq!(other.get(1).unwrap().1, body);
         let listed: Vec<u64> = other.list(2, None).unwrap().iter().map(|o| o.seq).collect();
         assert_eq!(listed, [3, 2]);
@@ -549,7 +603,7 @@ mod tests {
     fn a_torn_tail_is_cut_only_when_repairing() {
         let dir = tempfile::tempdir().unwrap();
         let mut log = OpLog::open(dir.path()).unwrap();
-        log.append(op("a", true), &Body::default(), File::sync_data)
+        log.append(op("a", None), &Body::default(), File::sync_data)
             .unwrap();
         let good_len = std::fs::metadata(dir.path().join(LOG_FILE)).unwrap().len();
         std::fs::OpenOptions::new()
@@ -569,7 +623,7 @@ mod tests {
         );
         assert_eq!(
             repairer
-                .append(op("b", true), &Body::default(), File::sync_data)
+                .append(op("b", None), &Body::default(), File::sync_data)
                 .unwrap()
                 .seq,
             2
@@ -585,21 +639,21 @@ mod tests {
         let mut lagging = OpLog::open(dir.path()).unwrap();
 
         writer
-            .append(op("one", true), &Body::default(), File::sync_data)
+            .append(op("one", None), &Body::default(), File::sync_data)
             .unwrap();
         assert_eq!(lagging.read_new(false, false).unwrap().ops.len(), 1);
         writer.rotate_if_full().unwrap();
         assert_eq!(follower.read_new(false, false).unwrap().ops.len(), 1);
 
         writer
-            .append(op("two", true), &Body::default(), File::sync_data)
+            .append(op("two", None), &Body::default(), File::sync_data)
             .unwrap();
         let read = follower.read_new(false, false).unwrap();
         assert_eq!((read.ops.len(), read.end), (1, ReadEnd::Complete));
         assert_eq!(read.ops[0].0.seq, 2);
         writer.rotate_if_full().unwrap();
         writer
-            .append(op("three", true), &Body::default(), File::sync_data)
+            .append(op("three", None), &Body::default(), File::sync_data)
             .unwrap();
 
         // Op 1 went with the second rotation; 2 is in oplog.1, 3 in oplog.
@@ -612,7 +666,7 @@ mod tests {
             .map(|o| o.seq)
             .collect();
         assert_eq!(listed, [3, 2]);
-        assert_eq!(writer.undo_top(), Some(3));
+        assert_eq!(writer.undo_top(None), Some(3));
 
         let read = follower.read_new(false, false).unwrap();
         assert_eq!(read.ops.iter().map(|(o, _)| o.seq).collect::<Vec<_>>(), [3]);
@@ -626,10 +680,10 @@ mod tests {
             read.ops.iter().map(|(o, _)| o.seq).collect::<Vec<_>>(),
             [2, 3]
         );
-        assert_eq!((fresh.last_seq(), fresh.undo_top()), (3, Some(3)));
+        assert_eq!((fresh.last_seq(), fresh.undo_top(None)), (3, Some(3)));
         assert_eq!(
             fresh
-                .append(op("four", true), &Body::default(), File::sync_data)
+                .append(op("four", None), &Body::default(), File::sync_data)
                 .unwrap()
                 .seq,
             4

@@ -342,20 +342,38 @@ fn undo_and_redo_follow_editor_semantics() {
     .unwrap();
     ws.ensure_journal(NaiveDate::from_ymd_opt(2030, 1, 1).unwrap())
         .unwrap();
-    let undone = ws.undo().unwrap();
-    assert_eq!(undone.undoes, Some(1));
+    // The day a write created is undone like any write: its file goes.
+    let undone = ws.undo(None).unwrap();
+    assert_eq!(
+        (undone.op.seq, undone.op.kind.as_str(), undone.logged.undoes),
+        (2, "journal.create", Some(2))
+    );
+    assert_eq!(
+        undone.summary,
+        r#"reverts op 2 (journal.create): deletes page "2030-01-01""#
+    );
+    assert!(!dir.path().join("journals/2030_01_01.md").exists());
+    let undone = ws.undo(None).unwrap();
+    assert_eq!(undone.logged.undoes, Some(1));
+    assert_eq!(
+        undone.summary,
+        r#"reverts op 1 (block.update): page "Bob": 1 block changed"#
+    );
     assert_eq!(
         fs::read_to_string(dir.path().join("pages/Bob.md")).unwrap(),
         original
     );
     assert_eq!(ids_of(&ws, "bob"), bob_ids);
-    assert_eq!(ws.undo().unwrap_err().code, ErrorCode::NothingToUndo);
+    assert_eq!(ws.undo(None).unwrap_err().code, ErrorCode::NothingToUndo);
     ws.redo().unwrap();
     assert_eq!(texts(&ws, "bob")[0], "Bob left");
+    let redone = ws.redo().unwrap();
+    assert_eq!(redone.op.kind, "journal.create");
+    assert!(dir.path().join("journals/2030_01_01.md").exists());
     assert_eq!(ws.redo().unwrap_err().code, ErrorCode::NothingToRedo);
 
     // A new edit clears the redo stack.
-    ws.undo().unwrap();
+    ws.undo(None).unwrap();
     ws.edit("block.update", &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "Bob stayed".into();
         Ok(())
@@ -367,7 +385,7 @@ fn undo_and_redo_follow_editor_semantics() {
     let created = ws
         .create_page("Temp", Default::default(), ws.parse_blocks("- t\n"))
         .unwrap();
-    ws.undo().unwrap();
+    ws.undo(None).unwrap();
     assert!(ws.snapshot().page("temp").is_none());
     ws.redo().unwrap();
     assert_eq!(ids_of(&ws, "temp")[0].1, created.blocks()[0].id);
@@ -375,7 +393,7 @@ fn undo_and_redo_follow_editor_semantics() {
     // The history survives a reopen.
     drop(ws);
     let ws = Workspace::open(dir.path()).unwrap();
-    ws.undo().unwrap();
+    ws.undo(None).unwrap();
     assert!(ws.snapshot().page("temp").is_none());
     let log = ws.log(2, None).unwrap();
     assert_eq!(log.ops[0].kind, "undo");
@@ -385,34 +403,111 @@ fn undo_and_redo_follow_editor_semantics() {
 }
 
 #[test]
-fn undo_refuses_to_clobber_a_later_change() {
+fn undo_refuses_to_clobber_a_later_change_and_names_it() {
     let (dir, ws) = sample_workspace();
     ws.edit("block.update", &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "first".into();
         Ok(())
     })
     .unwrap();
-    // Someone else (another editor, then reconciled) changed the page since.
-    let file = dir.path().join("pages/Bob.md");
-    fs::write(
-        &file,
-        fs::read_to_string(&file)
-            .unwrap()
-            .replace("first", "second"),
-    )
-    .unwrap();
-    ws.reconcile("bob").unwrap().unwrap();
-    let err = ws.undo().unwrap_err();
+    // Another session changed the page since.
+    let other = ws.in_session(&Session::from("other"));
+    other
+        .edit("block.update", &["bob"], |pages| {
+            pages[0].blocks_mut()[0].text = "second".into();
+            Ok(())
+        })
+        .unwrap();
+    let err = ws.undo(None).unwrap_err();
     assert_eq!(err.code, ErrorCode::Conflict);
-    assert_eq!(err.data.unwrap()["slug"], "bob");
+    assert!(
+        err.message.contains("op 2 (block.update) changed it"),
+        "{}",
+        err.message
+    );
+    let data = err.data.unwrap();
+    assert_eq!(
+        (&data["slug"], &data["changed_by"]),
+        (&json!("bob"), &json!(2))
+    );
+    let file = dir.path().join("pages/Bob.md");
     assert!(fs::read_to_string(&file).unwrap().contains("second"));
+    // The other session's undo is its own write, and then the first one can go too.
+    assert_eq!(other.undo(None).unwrap().op.seq, 2);
+    assert_eq!(ws.undo(None).unwrap().op.seq, 1);
+    assert!(!fs::read_to_string(&file).unwrap().contains("first"));
+}
+
+#[test]
+fn sessions_undo_their_own_writes_and_name_others() {
+    let (dir, ws) = sample_workspace();
+    let (a, b) = (
+        ws.in_session(&Session::from("a")),
+        ws.in_session(&Session::from("b")),
+    );
+    a.edit("block.update", &["bob"], |pages| {
+        pages[0].blocks_mut()[0].text = "by a".into();
+        Ok(())
+    })
+    .unwrap();
+    b.create_page("B's", Default::default(), ws.parse_blocks("- b\n"))
+        .unwrap();
+    // a's undo reverts a's write, not b's newer one.
+    assert_eq!(a.undo(None).unwrap().op.seq, 1);
+    assert!(ws.snapshot().page("b's").is_some());
+    assert_eq!(a.undo(None).unwrap_err().code, ErrorCode::NothingToUndo);
+    // An op named by its seq is undone whoever wrote it; undone already, it is refused.
+    let undone = a.undo(Some(2)).unwrap();
+    assert_eq!(undone.op.seq, 2);
+    assert!(!dir.path().join("pages/B's.md").exists());
+    let err = b.undo(Some(2)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::NothingToUndo);
+    assert!(
+        err.message.contains("undone already, by op 4"),
+        "{}",
+        err.message
+    );
+    assert_eq!(b.redo().unwrap_err().code, ErrorCode::NothingToRedo);
+    // Naming an undo redoes its op.
+    assert_eq!(b.undo(Some(4)).unwrap().logged.redoes, Some(2));
+    assert!(ws.snapshot().page("b's").is_some());
+    assert_eq!(
+        ws.undo(Some(99)).unwrap_err().code,
+        ErrorCode::InvalidArguments
+    );
+    // After a reopen each session's history is its own still.
+    drop((a, b));
+    let ws = reopen(ws, dir.path());
+    let a = ws.in_session(&Session::from("a"));
+    assert_eq!(a.redo().unwrap().op.seq, 1);
+    assert_eq!(texts(&ws, "bob")[0], "by a");
+}
+
+#[test]
+fn a_reconcile_is_undone_and_redone_like_a_write() {
+    let (dir, ws) = sample_workspace();
+    ws.edit("block.update", &["bob"], |pages| {
+        pages[0].blocks_mut()[0].text = "first".into();
+        Ok(())
+    })
+    .unwrap();
+    let file = dir.path().join("pages/Bob.md");
+    let outls = fs::read_to_string(&file).unwrap();
+    let theirs = outls.replace("first", "second");
+    fs::write(&file, &theirs).unwrap();
+    ws.reconcile("bob").unwrap().unwrap();
+    let undone = ws.undo(None).unwrap();
+    assert_eq!(undone.op.kind, "page.reconcile");
+    assert_eq!(fs::read_to_string(&file).unwrap(), outls);
+    ws.redo().unwrap();
+    assert_eq!(fs::read_to_string(&file).unwrap(), theirs);
 }
 
 #[test]
 fn undo_of_a_rename_restores_file_and_links() {
     let (dir, ws) = sample_workspace();
     ws.rename_page("bob", "Robert").unwrap();
-    ws.undo().unwrap();
+    ws.undo(None).unwrap();
     assert!(dir.path().join("pages/Bob.md").exists());
     assert!(!dir.path().join("pages/Robert.md").exists());
     assert_eq!(
@@ -697,7 +792,7 @@ fn a_second_instance_sees_the_first_ones_writes_and_writes_on_top() {
     );
     assert!(first.snapshot().frozen_page("bob").is_none());
     // Undo in the first instance reverts the second's op: history is the workspace's.
-    first.undo().unwrap();
+    first.undo(None).unwrap();
     assert_eq!(texts(&second, "bob")[1], "referenced");
 }
 
@@ -747,9 +842,9 @@ fn a_rotated_log_keeps_recent_history_and_other_instances_reload() {
     );
     drop((ws, other));
     let ws = Workspace::open(dir.path()).unwrap();
-    ws.undo().unwrap();
+    ws.undo(None).unwrap();
     assert_eq!(texts(&ws, "bob")[..2], ["version 4", "referenced"]);
-    ws.undo().unwrap();
+    ws.undo(None).unwrap();
     assert_eq!(texts(&ws, "bob")[0], "version 3");
     let oldest = ws.log(100, None).unwrap().ops.last().unwrap().seq;
     assert!(
