@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::mcp_support::{StdioSession, column, json_payload, tool_error};
+use crate::mcp_support::{StdioSession, column, json_payload, tool_error, workspace_with};
 use serde_json::json;
 
 /// A config in the style of the one Logseq writes for a new graph.
@@ -31,17 +31,6 @@ const STYLED_CONFIG: &str = r###"{:meta/version 1
  :macros {}
  :file/name-format :triple-lowbar}
 "###;
-
-/// A workspace holding `files` (path relative to it, content).
-fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp workspace");
-    for (path, content) in files {
-        let path = dir.path().join(path);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, content).unwrap();
-    }
-    dir
-}
 
 fn info(ws: &Path) -> serde_json::Value {
     let mut s = StdioSession::initialized(ws);

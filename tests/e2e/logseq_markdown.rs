@@ -1,21 +1,10 @@
 //! Markdown pages as Logseq writes them, in its current style and in older ones, read through
-//! the tools over MCP stdio: every task marker Logseq knows.
+//! the tools over MCP stdio: every task marker Logseq knows, YAML front matter.
 
 use std::path::Path;
 
-use crate::mcp_support::{StdioSession, column, json_payload, outline_nodes};
+use crate::mcp_support::{StdioSession, column, json_payload, outline_nodes, workspace_with};
 use serde_json::json;
-
-/// Writes `files` (path relative to the workspace, content) into a fresh workspace.
-fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("temp workspace");
-    for (path, content) in files {
-        let path = dir.path().join(path);
-        std::fs::create_dir_all(path.parent().expect("a folder")).expect("create folder");
-        std::fs::write(&path, content).expect("write a page");
-    }
-    dir
-}
 
 fn read(root: &Path, path: &str) -> String {
     std::fs::read_to_string(root.join(path)).expect("read a page")
@@ -39,7 +28,7 @@ const TASKS: &str = "\
 
 #[test]
 fn every_logseq_marker_is_a_task_in_its_own_spelling() {
-    let ws = workspace(&[("journals/2024_05_20.md", TASKS)]);
+    let ws = workspace_with(&[("journals/2024_05_20.md", TASKS)]);
     let mut s = StdioSession::initialized(ws.path());
 
     let open = json_payload(&s.call("outl_tasks", json!({})));
@@ -129,11 +118,64 @@ const NOT_LINKS: &str = "\
 
 #[test]
 fn directives_verbatim_blocks_fences_urls_and_headings_are_not_links() {
-    let ws = workspace(&[("pages/not links.md", NOT_LINKS)]);
+    let ws = workspace_with(&[("pages/not links.md", NOT_LINKS)]);
     let mut s = StdioSession::initialized(ws.path());
     let tags = json_payload(&s.call("outl_tags", json!({})));
     assert_eq!(column(&tags["tags"], "tag"), ["real"]);
     let links = json_payload(&s.call("outl_links", json!({ "slug": "not links" })));
     assert_eq!(column(&links["links"], "page"), ["real", "real page"]);
+    s.finish();
+}
+
+/// A journal day as Logseq wrote them until 2021, and a page with front matter of lists, a
+/// comment and CRLF line ends.
+const OLD_JOURNAL: &str = "---\ntitle: Apr 9th, 2021\n---\n\n- TODO read [[Deep Work]]\n";
+const FRONT_MATTER_PAGE: &str = "---\r\ntitle: Deep Work\r\n# by Cal Newport\r\ntags: [book, focus]\r\nalias:\r\n  - DW\r\n---\r\n\r\n- chapter one\r\n";
+
+#[test]
+fn front_matter_is_page_properties_never_a_block_and_kept_by_writes() {
+    let ws = workspace_with(&[
+        ("journals/2021_04_09.md", OLD_JOURNAL),
+        ("pages/deep_work.md", FRONT_MATTER_PAGE),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+
+    // `title` names the page, `alias` and `tags` are page lists.
+    let page = json_payload(&s.call("outl_page_get", json!({ "slug": "DW" })));
+    assert_eq!(page["meta"]["name"], "Deep Work");
+    assert_eq!(page["meta"]["properties"]["tags"], "book, focus");
+    let texts: Vec<&str> = outline_nodes(&page["outline"])
+        .iter()
+        .map(|node| node["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, ["chapter one"]);
+    let tagged = json_payload(&s.call("outl_tag_get", json!({ "tag": "book" })));
+    assert_eq!(tagged["hits"], json!([{ "page": "deep work" }]));
+
+    let day = json_payload(&s.call("outl_daily_get", json!({ "date": "2021-04-09" })));
+    let task = &outline_nodes(&day["outline"])[0];
+    assert_eq!(task["todo"], "TODO");
+    assert_eq!(task["text"], "read [[Deep Work]]");
+    let backlinks = json_payload(&s.call("outl_page_backlinks", json!({ "slug": "deep work" })));
+    assert!(backlinks.to_string().contains("2021-04-09"), "{backlinks}");
+
+    // A write leaves the front matter as it was, byte for byte.
+    json_payload(&s.call(
+        "outl_block_todo",
+        json!({ "id": task["id"], "state": "DONE" }),
+    ));
+    assert_eq!(
+        read(ws.path(), "journals/2021_04_09.md"),
+        OLD_JOURNAL.replace("TODO", "DONE")
+    );
+    let chapter = &outline_nodes(&page["outline"])[0];
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": chapter["id"], "text": "chapter 1" }),
+    ));
+    assert!(
+        read(ws.path(), "pages/deep_work.md")
+            .starts_with("---\r\ntitle: Deep Work\r\n# by Cal Newport\r\ntags: [book, focus]\r\nalias:\r\n  - DW\r\n---\r\n"),
+    );
     s.finish();
 }

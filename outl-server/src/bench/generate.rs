@@ -352,6 +352,7 @@ impl PageWriter<'_> {
         }
         let size = self.rng.heavy_tail(4, 1_500) as usize;
         Document {
+            front_matter: None,
             properties,
             blocks: self.outline(size),
         }
@@ -360,6 +361,7 @@ impl PageWriter<'_> {
     fn journal_page(&mut self) -> Document {
         let size = self.rng.heavy_tail(3, 150) as usize;
         Document {
+            front_matter: None,
             properties: Properties::new(),
             blocks: self.outline(size),
         }

@@ -541,6 +541,7 @@ mod tests {
     #[test]
     fn pruning_leaves_the_parser_ast_alone() {
         let document = Document {
+            front_matter: None,
             properties: Default::default(),
             blocks: vec![OutlineNode {
                 text: "no properties here".into(),

@@ -75,6 +75,7 @@
 //! outl needs from texts; [`rename_page_links`], [`rename_property_links`] and
 //! [`set_task_marker`] rewrite them.
 
+mod front_matter;
 mod inline;
 mod links;
 mod parse;
@@ -87,6 +88,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
+pub use front_matter::split_front_matter;
 pub use inline::{Token, source, tokenize};
 pub use links::{
     ALIAS, TextLinks, aliases, block_refs, page_links, property_links, rename_page_links,
@@ -115,6 +117,10 @@ pub struct OutlineNode {
 /// A whole page: the properties before the first bullet, then the top-level blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Document {
+    /// The page's YAML front matter as written (see [`front_matter`]); its keys are in
+    /// `properties`. It is the file's form, not the outline's: JSON exports leave it out.
+    #[serde(skip)]
+    pub front_matter: Option<String>,
     pub properties: Properties,
     pub blocks: Vec<OutlineNode>,
 }

@@ -1,5 +1,6 @@
 //! Markdown to [`Document`]: one pass over the lines with a stack of open blocks.
 
+use super::front_matter::{front_matter_properties, split_front_matter};
 use super::syntax::{
     Fence, LinePlace, bullet_text, columns, lines, property_line, split_indent, strip_columns,
     unescape,
@@ -18,8 +19,16 @@ pub fn parse(markdown: &str) -> Document {
 /// the next one's is that block's lines and the layout after them, so cutting `markdown` at
 /// these offsets cuts it into its blocks, with the page properties before the first.
 pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
-    let mut parser = Parser::default();
-    for line in lines(markdown) {
+    let (front_matter, rest) = split_front_matter(markdown);
+    let mut parser = Parser {
+        // A `key::` line repeating a front matter key is text, as a repeated key is.
+        page_properties: front_matter
+            .map(front_matter_properties)
+            .unwrap_or_default(),
+        front_matter: front_matter.map(str::to_owned),
+        ..Parser::default()
+    };
+    for line in lines(rest) {
         // A line is a slice of `markdown`, so its distance from the start is its offset.
         let offset = line.as_ptr() as usize - markdown.as_ptr() as usize;
         parser.line(line, offset);
@@ -30,6 +39,7 @@ pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
 
 #[derive(Default)]
 struct Parser<'a> {
+    front_matter: Option<String>,
     page_properties: Properties,
     blocks: Vec<OutlineNode>,
     /// The open blocks, outermost first; the last one receives text lines.
@@ -115,6 +125,7 @@ impl<'a> Parser<'a> {
             self.close_innermost();
         }
         Document {
+            front_matter: self.front_matter,
             properties: self.page_properties,
             blocks: self.blocks,
         }

@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use super::front_matter::{front_matter_properties, rewrite_front_matter};
 use super::syntax::{Fence, LinePlace, is_escapable, is_property_key_char, lines, split_indent};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
@@ -11,8 +12,23 @@ use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 pub fn serialize(doc: &Document) -> String {
     let mut out = String::new();
     let properties = normalize_properties(&doc.properties);
-    write_properties(&properties, "", &mut out);
-    if !properties.is_empty() && !doc.blocks.is_empty() {
+    let line_properties = match &doc.front_matter {
+        Some(front_matter) => {
+            out.push_str(&written_front_matter(front_matter, &properties));
+            let held = front_matter_properties(front_matter);
+            Cow::Owned(
+                properties
+                    .iter()
+                    .filter(|(key, _)| !held.contains_key(key))
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect(),
+            )
+        }
+        None => properties,
+    };
+    write_properties(&line_properties, "", &mut out);
+    let head = doc.front_matter.is_some() || !line_properties.is_empty();
+    if head && !doc.blocks.is_empty() {
         out.push('\n');
     }
     let mut indent = String::new();
@@ -30,14 +46,30 @@ impl Document {
     /// are line breaks in markdown). Property values lose their line breaks (each becomes a
     /// space) and surrounding spaces and tabs; in keys, a character that cannot appear in a
     /// key becomes `_`, an empty key becomes `_`, and a key that then repeats an earlier one is
-    /// dropped with its value. Blocks nested deeper than [`MAX_DEPTH`] levels follow their
-    /// ancestor at the deepest level as its siblings, in document order.
+    /// dropped with its value. Front matter holds the properties' values for its keys. Blocks
+    /// nested deeper than [`MAX_DEPTH`] levels follow their ancestor at the deepest level as
+    /// its siblings, in document order.
     pub fn normalized(&self) -> Document {
+        let properties = normalize_properties(&self.properties);
         Document {
-            properties: normalize_properties(&self.properties).into_owned(),
+            front_matter: self
+                .front_matter
+                .as_deref()
+                .map(|front_matter| written_front_matter(front_matter, &properties)),
+            properties: properties.into_owned(),
             blocks: normalize_blocks(&self.blocks, 0),
         }
     }
+}
+
+/// Front matter as [`serialize`] writes it for these page properties: their values, and a line
+/// break after the closing `---`.
+fn written_front_matter(front_matter: &str, properties: &Properties) -> String {
+    let mut written = rewrite_front_matter(front_matter, properties);
+    if !written.ends_with(['\n', '\r']) {
+        written.push('\n');
+    }
+    written
 }
 
 /// Normalizes blocks at `depth` (0 for top-level blocks).

@@ -27,6 +27,7 @@ const EXAMPLE: &str = "title:: Project X\ntags:: project\n\n- TODO Call [[Bob]] 
 fn parses_the_example_page() {
     let doc = parse(EXAMPLE);
     let expected = Document {
+        front_matter: None,
         properties: [("title", "Project X"), ("tags", "project")]
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -127,6 +128,7 @@ fn blank_lines() {
     assert_eq!(parse("- a\n  \n- b\n").blocks, [leaf("a\n"), leaf("b")]);
     assert_eq!(
         serialize(&Document {
+            front_matter: None,
             properties: Properties::new(),
             blocks: vec![leaf("a\n\nb\n")]
         }),
@@ -174,6 +176,7 @@ fn nesting_is_cut_at_max_depth() {
         );
     }
     let built = Document {
+        front_matter: None,
         properties: Properties::new(),
         blocks: vec![built],
     };
@@ -204,6 +207,7 @@ fn crlf_and_empty_input() {
 #[test]
 fn texts_that_look_like_structure_are_escaped() {
     let doc = Document {
+        front_matter: None,
         properties: Properties::new(),
         blocks: vec![
             node("a\n- not a child\nk:: v", &[], vec![]),
@@ -223,6 +227,7 @@ fn texts_that_look_like_structure_are_escaped() {
 #[test]
 fn serialize_normalizes_what_markdown_cannot_hold() {
     let doc = Document {
+        front_matter: None,
         properties: [
             ("due date", " friday\nnoon "),
             ("", "x"),
@@ -307,6 +312,9 @@ const NASTY: &[&str] = &[
     "\\",
     "\\- ",
     "k:: v",
+    "---",
+    "title: x",
+    "tags: [a, b]",
     "id::",
     "key::",
     "::",
@@ -395,12 +403,41 @@ fn nasty_node() -> impl Strategy<Value = OutlineNode> {
     })
 }
 
+/// No front matter, or one in a style Logseq or a person wrote: scalars, quotes, lists of
+/// both kinds, a comment, CRLF.
+fn nasty_front_matter() -> impl Strategy<Value = Option<String>> {
+    prop::sample::select(
+        &[
+            None,
+            Some("---\ntitle: Apr 9th, 2021\n---\n"),
+            Some("---\ntitle: 'Deep work'\ntags: [book, 'time management']\n---\n"),
+            Some("---\r\nalias:\r\n  - DW\r\n# a comment\r\npublic: true\r\n---\r\n"),
+            Some("---\n---\n"),
+        ][..],
+    )
+    .prop_map(|front_matter| front_matter.map(str::to_owned))
+}
+
 fn nasty_document() -> impl Strategy<Value = Document> {
     (
+        nasty_front_matter(),
         nasty_properties(),
         prop::collection::vec(nasty_node(), 0..4),
     )
-        .prop_map(|(properties, blocks)| Document { properties, blocks })
+        .prop_map(|(front_matter, line_properties, blocks)| {
+            // The front matter's keys come first, as parse gives them; a nasty value may
+            // replace one.
+            let mut properties = front_matter
+                .as_deref()
+                .map(front_matter::front_matter_properties)
+                .unwrap_or_default();
+            properties.extend(line_properties.iter().map(|(k, v)| (k.clone(), v.clone())));
+            Document {
+                front_matter,
+                properties,
+                blocks,
+            }
+        })
 }
 
 proptest! {
@@ -659,4 +696,26 @@ fn the_demo_workspace_uses_every_feature() {
             .count(),
         7
     );
+}
+
+#[test]
+fn front_matter_is_page_properties_and_written_back_as_it_was() {
+    let old_journal =
+        "---\ntitle: Apr 9th, 2021\ntags: [diary]\n---\n\n- TODO a task\n\t- under it\n";
+    let doc = parse(old_journal);
+    assert_eq!(
+        doc.properties.get("title").map(String::as_str),
+        Some("Apr 9th, 2021")
+    );
+    assert_eq!(
+        doc.properties.get("tags").map(String::as_str),
+        Some("diary")
+    );
+    assert_eq!(doc.blocks[0].text, "TODO a task");
+    assert_eq!(serialize(&doc), old_journal);
+
+    // A `key::` line repeating a front matter key is text, so nothing of it is lost.
+    let doc = parse("---\ntitle: A\n---\ntitle:: B\n- x\n");
+    assert_eq!(doc.properties.get("title").map(String::as_str), Some("A"));
+    assert_eq!(doc.blocks[0].text, "title:: B");
 }

@@ -34,7 +34,7 @@ use crate::outline::{Properties, TaskMarker};
 
 const CACHE_FILE: &str = "cache";
 /// The first bytes of a cache; the last one is the format's version.
-const MAGIC: &[u8; 8] = b"outl\0gr\x05";
+const MAGIC: &[u8; 8] = b"outl\0gr\x06";
 const CHECKSUM_LEN: usize = 32;
 
 fn path(root: &Path) -> PathBuf {
@@ -644,6 +644,7 @@ persist_fields!(Page {
     name,
     kind,
     file,
+    front_matter,
     properties,
     body,
     updated,

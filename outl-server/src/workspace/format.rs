@@ -5,13 +5,22 @@ use crate::outline::{self, Document, OutlineNode, Properties};
 
 use super::model::Block;
 
-/// Page properties and blocks (ids empty) of a markdown page.
-pub fn parse(md: &str) -> (Properties, Vec<Block>) {
+/// A page file's content: its front matter as written, its page properties (the front
+/// matter's included) and its blocks (ids empty).
+pub struct Parsed {
+    pub front_matter: Option<String>,
+    pub properties: Properties,
+    pub blocks: Vec<Block>,
+}
+
+/// A markdown page's content.
+pub fn parse(md: &str) -> Parsed {
     let doc = outline::parse(md);
-    (
-        doc.properties,
-        doc.blocks.into_iter().map(block_of).collect(),
-    )
+    Parsed {
+        front_matter: doc.front_matter,
+        properties: doc.properties,
+        blocks: doc.blocks.into_iter().map(block_of).collect(),
+    }
 }
 
 fn block_of(node: OutlineNode) -> Block {
@@ -31,9 +40,11 @@ fn node_of(block: &Block) -> OutlineNode {
     }
 }
 
-/// The markdown of a page: its properties, then its blocks. Ids are never written.
-pub fn render(properties: &Properties, blocks: &[Block]) -> String {
+/// The markdown of a page: its front matter (as written, but for the values that changed),
+/// its other properties, then its blocks. Ids are never written.
+pub fn render(front_matter: Option<&str>, properties: &Properties, blocks: &[Block]) -> String {
     outline::serialize(&Document {
+        front_matter: front_matter.map(str::to_owned),
         properties: properties.clone(),
         blocks: blocks.iter().map(node_of).collect(),
     })

@@ -111,6 +111,7 @@ mod tests {
             name: slug.into(),
             kind: PageKind::Page,
             file: format!("pages/{slug}.md"),
+            front_matter: None,
             properties: Default::default(),
             body: ThinVec::new().into(),
             updated: 0,

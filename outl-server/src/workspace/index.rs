@@ -1915,7 +1915,11 @@ mod tests {
 
     /// A page from markdown, its blocks' ids `<prefix>0`, `<prefix>1`, … in document order.
     fn page(name: &str, md: &str, id_prefix: &str) -> Page {
-        let (properties, mut blocks) = format::parse(md);
+        let format::Parsed {
+            properties,
+            mut blocks,
+            ..
+        } = format::parse(md);
         let mut next = 0;
         fn give_ids(blocks: &mut [Block], prefix: &str, next: &mut usize) {
             for block in blocks {
@@ -1930,6 +1934,7 @@ mod tests {
             name: name.to_string(),
             kind: PageKind::Page,
             file: format!("pages/{name}.md"),
+            front_matter: None,
             properties,
             body: blocks.into(),
             updated: 0,

@@ -170,15 +170,16 @@ pub fn identity(
 
 /// The page a markdown text makes in `file`, ids empty.
 pub fn page_of(file: &str, md: &str, config: &GraphConfig, updated: i64) -> Page {
-    let (properties, blocks) = format::parse(md);
-    let (slug, name, kind) = identity(file, &properties, config);
+    let parsed = format::parse(md);
+    let (slug, name, kind) = identity(file, &parsed.properties, config);
     Page {
         slug,
         name,
         kind,
         file: file.to_string(),
-        properties,
-        body: blocks.into(),
+        front_matter: parsed.front_matter,
+        properties: parsed.properties,
+        body: parsed.blocks.into(),
         updated,
         hash: content_hash(md.as_bytes()),
     }

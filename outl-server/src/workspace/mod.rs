@@ -563,7 +563,11 @@ impl Workspace {
     /// The page properties and the blocks of `md` (a whole page's markdown), each block with
     /// a fresh id (or its own `id::`), ready to write.
     pub fn parse_page(&self, md: &str) -> (Properties, Vec<Block>) {
-        let (properties, mut blocks) = format::parse(md);
+        let format::Parsed {
+            properties,
+            mut blocks,
+            ..
+        } = format::parse(md);
         let graph = self.graph();
         let mut minter = self
             .minter
@@ -604,12 +608,16 @@ impl Workspace {
 
     /// The markdown outl would write for these blocks (ids are never written).
     pub fn render_blocks(&self, blocks: &[Block]) -> String {
-        format::render(&Default::default(), blocks)
+        format::render(None, &Default::default(), blocks)
     }
 
     /// The markdown outl would write for this page.
     pub fn render_page(&self, page: &Page) -> String {
-        format::render(&page.properties, &page.blocks())
+        format::render(
+            page.front_matter.as_deref(),
+            &page.properties,
+            &page.blocks(),
+        )
     }
 
     fn lock_writer(&self) -> MutexGuard<'_, Writer> {

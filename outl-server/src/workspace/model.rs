@@ -26,7 +26,10 @@ pub struct Page {
     pub kind: PageKind,
     /// Path of the markdown file relative to the workspace root, `/`-separated.
     pub file: String,
-    /// Page properties: the `key:: value` lines before the first bullet.
+    /// The YAML front matter the file starts with, as written (its keys are in `properties`).
+    pub front_matter: Option<String>,
+    /// Page properties: the front matter's keys and the `key:: value` lines before the first
+    /// bullet.
     pub properties: Properties,
     #[serde(rename = "blocks")]
     pub body: Blocks,

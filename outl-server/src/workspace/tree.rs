@@ -101,6 +101,7 @@ mod tests {
             name: "p".into(),
             kind: PageKind::Page,
             file: "pages/p.md".into(),
+            front_matter: None,
             properties: Default::default(),
             body: thin_vec::thin_vec![
                 block(

@@ -641,6 +641,7 @@ impl Workspace {
             name,
             kind,
             file,
+            front_matter: None,
             properties,
             body: blocks.into(),
             updated: 0,
@@ -837,7 +838,11 @@ impl Workspace {
                 (None, Some(before)) if same_content(&before.page, &draft.page) => {
                     before.md.clone()
                 }
-                (None, _) => format::render(&draft.page.properties, &draft.page.blocks()),
+                (None, _) => format::render(
+                    draft.page.front_matter.as_deref(),
+                    &draft.page.properties,
+                    &draft.page.blocks(),
+                ),
             };
             let mut page = load::page_of(&draft.page.file, &md, &self.config, 0);
             if page.slug != draft.page.slug {

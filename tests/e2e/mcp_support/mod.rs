@@ -271,6 +271,17 @@ pub fn demo_workspace() -> tempfile::TempDir {
     dir
 }
 
+/// A fresh workspace holding `files` (path relative to it, content).
+pub fn workspace_with(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp workspace");
+    for (path, content) in files {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("create folder");
+        std::fs::write(&path, content).expect("write a file");
+    }
+    dir
+}
+
 /// Opens `workspace` once with `outl call`, so that a server started on it afterwards writes
 /// nothing when it opens it. A server answers before its workspace is open, and a first open
 /// writes the op log and the sidecars: a test that compares the files before and after some
