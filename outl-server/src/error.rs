@@ -18,6 +18,8 @@ pub enum ErrorCode {
     PageExists,
     BlockNotFound,
     PageMarkdownAheadOfLog,
+    /// A write to an org page, which outl reads but does not write.
+    PageReadOnly,
     Conflict,
     NothingToUndo,
     NothingToRedo,
@@ -36,6 +38,7 @@ impl ErrorCode {
             ErrorCode::PageExists => "PAGE_EXISTS",
             ErrorCode::BlockNotFound => "BLOCK_NOT_FOUND",
             ErrorCode::PageMarkdownAheadOfLog => "PAGE_MARKDOWN_AHEAD_OF_LOG",
+            ErrorCode::PageReadOnly => "PAGE_READ_ONLY",
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::NothingToUndo => "NOTHING_TO_UNDO",
             ErrorCode::NothingToRedo => "NOTHING_TO_REDO",

@@ -11,6 +11,7 @@ mod crash;
 mod external_edit;
 mod graph_config;
 mod http_hostile;
+mod logseq_files;
 mod logseq_markdown;
 mod mcp_http;
 mod mcp_projection;

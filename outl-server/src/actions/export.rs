@@ -11,7 +11,7 @@ use super::slices::{self, Cut, SliceNode, Visit, Window};
 use crate::Error;
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::MAX_MARKDOWN_CHARS;
-use crate::outline::{self, MAX_DEPTH, OutlineNode as AstNode, Properties};
+use crate::outline::{MAX_DEPTH, OutlineNode as AstNode, Properties, Syntax};
 use crate::workspace::Workspace;
 
 /// What an import does with the page it names.
@@ -95,7 +95,8 @@ pub fn outl_export_md(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkdow
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = lookup::page(&ws.snapshot(), &args.slug)?.clone();
     let md = stored_markdown(ws, &page)?;
-    Ok(pages::markdown_slice(args.slug, &md, window))
+    let syntax = Syntax::of_file(&page.file);
+    Ok(pages::markdown_slice(args.slug, &md, syntax, window))
 }
 
 /// A page parsed into the outline format's AST: `{properties, blocks}`, each block
@@ -107,7 +108,7 @@ pub fn outl_export_md(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkdow
 pub fn outl_export_json(ws: &Workspace, args: PageSliceArgs) -> Result<ExportedDocument, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = lookup::page(&ws.snapshot(), &args.slug)?.clone();
-    let document = outline::parse(&stored_markdown(ws, &page)?);
+    let document = Syntax::of_file(&page.file).parse(&stored_markdown(ws, &page)?);
     let mut exported = ExportedDocument {
         properties: document.properties,
         blocks: Vec::new(),

@@ -9,7 +9,7 @@ use super::outline::timestamp;
 use super::paging;
 use crate::Error;
 use crate::mcp::registry::NoArgs;
-use crate::workspace::{ConfigProblem, Op, ReplayOutcome, Workspace};
+use crate::workspace::{ConfigProblem, Op, ReplayOutcome, Shadowed, Skipped, Workspace};
 
 /// What `outl_workspace_info` reports.
 #[derive(Debug, Serialize)]
@@ -27,6 +27,14 @@ pub struct WorkspaceInfo {
     /// it stopped); its defaults apply instead. Left out when there is nothing to say.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub config_problems: Vec<ConfigProblem>,
+    /// Page files not served because another file holds the same page (`Foo.md` and `foo.md`,
+    /// `foo.md` and `foo.org`): each with its page and the file that serves it.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub shadowed: Vec<Shadowed>,
+    /// Files under `pages/` and `journals/` that are not pages, each with why: hidden by
+    /// `:hidden`, an editor's lock file, not `.md` or `.org`, unreadable, not UTF-8.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub skipped: Vec<Skipped>,
     /// The outl version serving it.
     pub version: &'static str,
 }
@@ -45,7 +53,8 @@ pub struct FrozenPage {
 
 /// Where the workspace is and what it holds: its folder, the number of pages, journal days
 /// and blocks, the pages edited outside outl whose writes are refused until they are
-/// reconciled, what of `logseq/config.edn` could not be read, and the outl version serving it.
+/// reconciled, what of `logseq/config.edn` could not be read, the files not served (shadowed
+/// by another file of the same page, or not pages) and why, and the outl version serving it.
 #[tool(title = "Workspace info", read_only, idempotent, payload = json)]
 pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInfo, Error> {
     let graph = ws.snapshot();
@@ -66,6 +75,8 @@ pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInf
         blocks: graph.block_count(),
         frozen,
         config_problems: ws.config().problems.clone(),
+        shadowed: graph.shadowed().to_vec(),
+        skipped: graph.skipped().to_vec(),
         version: env!("CARGO_PKG_VERSION"),
     })
 }

@@ -15,6 +15,7 @@ use super::paging;
 use super::slices::{self, Cut, Window};
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
+use crate::outline::Syntax;
 use crate::workspace::{BlockList, Graph, Page, Workspace};
 use crate::{Error, ErrorCode};
 
@@ -223,7 +224,7 @@ pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyW
 /// stored, the budget counting both.
 fn daily_page(ws: &Workspace, page: &Page, window: Window) -> Result<DailyPage, Error> {
     let md = stored_markdown(ws, page)?;
-    let (_, starts) = crate::outline::parse_with_starts(&md);
+    let (_, starts) = Syntax::of_file(&page.file).parse_with_starts(&md);
     let mut day = DailyPage {
         date: page.slug.clone(),
         meta: PageMeta::of(page, ws.config()),

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::slices::{self, Cut, Visit, Window};
 use crate::mcp::payload::{self, Shape};
-use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker, Token};
+use crate::outline::{self, MAX_DEPTH, Properties, Syntax, TaskMarker, Token};
 use crate::workspace::{Block, GraphConfig, Page, PageKind, Workspace};
 use crate::{Error, ErrorCode};
 
@@ -206,8 +206,11 @@ pub struct PageMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     pub kind: Kind,
-    /// The markdown file, relative to the workspace.
+    /// The page file, relative to the workspace.
     pub file: String,
+    /// `org` for an org page (read only); left out for markdown, the default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<Syntax>,
     /// Page properties: the `key:: value` lines before the first bullet.
     pub properties: Properties,
     /// Last change, RFC 3339 in UTC.
@@ -221,6 +224,7 @@ impl PageMeta {
             title: page.date().map(|date| config.journal_title_of(date)),
             kind: Kind::of(page),
             file: page.file.clone(),
+            format: Some(Syntax::of_file(&page.file)).filter(|s| *s == Syntax::Org),
             properties: page.properties.clone(),
             updated: timestamp(page.updated),
         }

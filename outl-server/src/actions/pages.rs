@@ -17,7 +17,7 @@ use super::slices::{self, Cut, Window};
 use crate::Error;
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
-use crate::outline::{Document, OutlineNode as AstNode, Token, aliases};
+use crate::outline::{Document, OutlineNode as AstNode, Syntax, Token, aliases};
 use crate::workspace::{Block, Graph, Page, Workspace, carry_ids, slug};
 
 /// How many `((ref))`s deep a rendered page follows a referenced block that refers to
@@ -375,7 +375,7 @@ pub fn outl_page_render(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkd
             .map(|b| readable_node(&graph, b))
             .collect(),
     });
-    Ok(markdown_slice(args.slug, &md, window))
+    Ok(markdown_slice(args.slug, &md, Syntax::Markdown, window))
 }
 
 /// Create a page, optionally with markdown content. Returns its slug, name, file and the ids
@@ -591,10 +591,10 @@ pub fn append_blocks(ws: &Workspace, slug: &str, blocks: Vec<Block>) -> Result<P
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/// The slice of the page markdown `md` that `window` holds, the page cut into blocks as its
-/// parser reads it.
-pub fn markdown_slice(slug: String, md: &str, window: Window) -> PageMarkdown {
-    let (_, starts) = crate::outline::parse_with_starts(md);
+/// The slice of the page text `md`, in `syntax`, that `window` holds, the page cut into blocks
+/// as its parser reads it.
+pub fn markdown_slice(slug: String, md: &str, syntax: Syntax, window: Window) -> PageMarkdown {
+    let (_, starts) = syntax.parse_with_starts(md);
     let (sliced, cut) = slices::slice_markdown(md, &starts, window);
     PageMarkdown {
         slug,

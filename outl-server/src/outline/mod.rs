@@ -78,6 +78,7 @@
 mod front_matter;
 mod inline;
 mod links;
+mod org;
 mod parse;
 mod properties;
 mod serialize;
@@ -99,6 +100,38 @@ pub use properties::Properties;
 pub use serialize::{is_property_value, serialize};
 pub use syntax::is_property_key;
 pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, task_marker};
+
+/// The two syntaxes of Logseq's page files: markdown (`.md`) and org (`.org`, read only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Syntax {
+    Markdown,
+    Org,
+}
+
+impl Syntax {
+    /// The syntax of a page file, by its name.
+    pub fn of_file(file: &str) -> Syntax {
+        if file.ends_with(".org") {
+            Syntax::Org
+        } else {
+            Syntax::Markdown
+        }
+    }
+
+    /// [`parse_with_starts`] in this syntax.
+    pub fn parse_with_starts(self, text: &str) -> (Document, Vec<usize>) {
+        match self {
+            Syntax::Markdown => parse_with_starts(text),
+            Syntax::Org => org::parse_org_with_starts(text),
+        }
+    }
+
+    /// [`parse`] in this syntax.
+    pub fn parse(self, text: &str) -> Document {
+        self.parse_with_starts(text).0
+    }
+}
 
 /// The deepest nesting outl reads and writes: a block that would sit deeper follows its
 /// ancestor at this level as a sibling. It keeps recursion over a page bounded (and a page's

@@ -1,7 +1,7 @@
 //! Between the outline format (`crate::outline`) and the workspace model: markdown to blocks
 //! and back.
 
-use crate::outline::{self, Document, OutlineNode, Properties};
+use crate::outline::{self, Document, OutlineNode, Properties, Syntax};
 
 use super::model::Block;
 
@@ -15,7 +15,12 @@ pub struct Parsed {
 
 /// A markdown page's content.
 pub fn parse(md: &str) -> Parsed {
-    let doc = outline::parse(md);
+    parse_as(Syntax::Markdown, md)
+}
+
+/// A page's content in `syntax`.
+pub fn parse_as(syntax: Syntax, text: &str) -> Parsed {
+    let doc = syntax.parse(text);
     Parsed {
         front_matter: doc.front_matter,
         properties: doc.properties,

@@ -14,7 +14,7 @@ use super::model::{Page, PageKind};
 use super::names::{self, JOURNALS_DIR, PAGES_DIR};
 use super::sidecar::Sidecar;
 use super::{content_hash, frozen::Frozen};
-use crate::outline::Properties;
+use crate::outline::{Properties, Syntax};
 
 /// Size, modification time and status-change time of a page file as last verified: when all
 /// are unchanged the file is taken to be unchanged without hashing it.
@@ -81,19 +81,53 @@ pub struct Loaded {
     pub md: String,
 }
 
-/// Every `.md` file under `pages/` and `journals/` (relative, `/`-separated, sorted), and the
-/// entries that were passed over.
-pub fn page_files(root: &Path) -> (Vec<String>, Vec<Skipped>) {
+/// Every page file under `pages/` and `journals/` (relative, `/`-separated, sorted), and the
+/// files that were passed over, each with why. A page file is a `.md` or `.org` file, its name
+/// starting with a dot or not (`.NET.md` is the page `.NET`), that `:hidden` (paths relative
+/// to the graph, `/archived` or `pages/drafts.md`) does not hide and that is no editor's lock
+/// or temp file.
+pub fn page_files(root: &Path, hidden: &[String]) -> (Vec<String>, Vec<Skipped>) {
+    let hidden: Vec<&str> = hidden
+        .iter()
+        .map(|path| path.trim_start_matches("./").trim_matches('/'))
+        .filter(|path| !path.is_empty())
+        .collect();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
     for dir in [PAGES_DIR, JOURNALS_DIR] {
-        walk(root, dir, &mut files, &mut skipped);
+        walk(root, dir, &hidden, &mut files, &mut skipped);
     }
     files.sort();
+    skipped.sort_by(|a, b| a.file.cmp(&b.file));
     (files, skipped)
 }
 
-fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipped>) {
+/// Whether a file name is a page's: `.md` or `.org`.
+pub fn is_page_file_name(name: &str) -> bool {
+    name.ends_with(".md") || name.ends_with(".org")
+}
+
+/// Why a file with a page's extension is not a page, if it is an editor's: an Emacs lock
+/// (`.#x.md`) or auto-save file, an Office-style lock (`~$x.md`), outl's own temp file.
+fn editor_file(name: &str) -> Option<&'static str> {
+    if name.starts_with(".#") || name.starts_with('#') {
+        Some("an Emacs lock or auto-save file")
+    } else if name.starts_with("~$") || name.starts_with(".~lock.") {
+        Some("an editor's lock file")
+    } else if name.contains(super::disk::TEMP_MARKER) {
+        Some("a temp file of a write in progress")
+    } else {
+        None
+    }
+}
+
+fn walk(
+    root: &Path,
+    dir: &str,
+    hidden: &[&str],
+    files: &mut Vec<String>,
+    skipped: &mut Vec<Skipped>,
+) {
     let Ok(entries) = fs::read_dir(root.join(dir)) else {
         return;
     };
@@ -105,10 +139,16 @@ fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipp
             });
             continue;
         };
-        if name.starts_with('.') {
+        let rel = format!("{dir}/{name}");
+        if let Some(path) = hidden.iter().find(|path| {
+            rel == **path || rel.strip_prefix(**path).is_some_and(|r| r.starts_with('/'))
+        }) {
+            skipped.push(Skipped {
+                file: rel,
+                reason: format!("hidden by :hidden \"{path}\" of logseq/config.edn"),
+            });
             continue;
         }
-        let rel = format!("{dir}/{name}");
         // The type comes with the directory entry: no stat per file.
         let Ok(kind) = entry.file_type() else {
             continue;
@@ -116,7 +156,10 @@ fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipp
         if kind.is_symlink() {
             match entry.path().canonicalize() {
                 Ok(target)
-                    if target.starts_with(root) && target.is_file() && name.ends_with(".md") =>
+                    if target.starts_with(root)
+                        && target.is_file()
+                        && is_page_file_name(&name)
+                        && editor_file(&name).is_none() =>
                 {
                     files.push(rel);
                 }
@@ -124,12 +167,30 @@ fn walk(root: &Path, dir: &str, files: &mut Vec<String>, skipped: &mut Vec<Skipp
                     file: rel,
                     reason: "a symlink to outside the workspace".into(),
                 }),
-                _ => {}
+                Ok(_) => skipped.push(Skipped {
+                    file: rel,
+                    reason: "a symlink to a folder or to a file that is not a page".into(),
+                }),
+                Err(_) => skipped.push(Skipped {
+                    reason: editor_file(&name).unwrap_or("a symlink to nothing").into(),
+                    file: rel,
+                }),
             }
         } else if kind.is_dir() {
-            walk(root, &rel, files, skipped);
-        } else if kind.is_file() && name.ends_with(".md") {
-            files.push(rel);
+            walk(root, &rel, hidden, files, skipped);
+        } else if kind.is_file() {
+            let reason = match editor_file(&name) {
+                Some(reason) => reason,
+                None if is_page_file_name(&name) => {
+                    files.push(rel);
+                    continue;
+                }
+                None => "not a page file (.md or .org)",
+            };
+            skipped.push(Skipped {
+                file: rel,
+                reason: reason.into(),
+            });
         }
     }
 }
@@ -143,7 +204,10 @@ pub fn identity(
     config: &GraphConfig,
 ) -> (String, String, PageKind) {
     let stem = file.rsplit('/').next().unwrap_or(file);
-    let stem = stem.strip_suffix(".md").unwrap_or(stem);
+    let stem = stem
+        .strip_suffix(".md")
+        .or_else(|| stem.strip_suffix(".org"))
+        .unwrap_or(stem);
     let journal = |date| {
         let name = names::journal_slug(date);
         (name.clone(), name, PageKind::Journal { date })
@@ -170,7 +234,7 @@ pub fn identity(
 
 /// The page a markdown text makes in `file`, ids empty.
 pub fn page_of(file: &str, md: &str, config: &GraphConfig, updated: i64) -> Page {
-    let parsed = format::parse(md);
+    let parsed = format::parse_as(Syntax::of_file(file), md);
     let (slug, name, kind) = identity(file, &parsed.properties, config);
     Page {
         slug,

@@ -483,7 +483,7 @@ impl Workspace {
     /// (and those gone since) are checked against the graph.
     fn refresh_if_changed(&self, last_seen: &mut Stamps) {
         let started = Instant::now();
-        let listing = Listing::take(&self.root);
+        let listing = Listing::take(&self.root, &self.config.hidden);
         let differs = self.differs_from_disk(&listing, last_seen);
         tracing::debug!(
             elapsed = ?started.elapsed(),
@@ -769,7 +769,7 @@ impl Workspace {
         }
         let since = log.list((newest - saved.seq) as usize, None).ok()?;
         let (restored, listing) = std::thread::scope(|scope| {
-            let listing = scope.spawn(|| Listing::take(&self.root));
+            let listing = scope.spawn(|| Listing::take(&self.root, &self.config.hidden));
             let restored = Graph::restore(&saved, self.config.clone());
             (restored, listing.join())
         });
@@ -794,7 +794,7 @@ impl Workspace {
             }
         }
         tracing::debug!(elapsed = ?started.elapsed(), seq, "read the cache");
-        let listing = listing.unwrap_or_else(|_| Listing::take(&self.root));
+        let listing = listing.unwrap_or_else(|_| Listing::take(&self.root, &self.config.hidden));
         Some((graph, listing))
     }
 
@@ -855,7 +855,7 @@ impl Workspace {
 
     /// Reads every page file into a fresh graph (at open).
     fn load_all(&self) -> Result<Graph, Error> {
-        let (files, skipped) = load::page_files(&self.root);
+        let (files, skipped) = load::page_files(&self.root, &self.config.hidden);
         let (loaded, blocks) = load_parallel(&self.root, &files, &self.config);
         let mut graph = Graph::with_config(self.config.clone());
         graph.skipped = skipped;
@@ -870,7 +870,7 @@ impl Workspace {
     /// already), so reads go on meanwhile and wait only for the apply. Returns how many pages
     /// it found gone or read from their files.
     fn rescan(&self) -> Result<usize, Error> {
-        self.rescan_listed(Listing::take(&self.root))
+        self.rescan_listed(Listing::take(&self.root, &self.config.hidden))
     }
 
     /// [`rescan`](Self::rescan) with the files as `listing` found them.
@@ -1080,8 +1080,8 @@ struct Listing {
 }
 
 impl Listing {
-    fn take(root: &Path) -> Listing {
-        let (files, skipped) = load::page_files(root);
+    fn take(root: &Path, hidden: &[String]) -> Listing {
+        let (files, skipped) = load::page_files(root, hidden);
         let stamps = files
             .into_iter()
             .map(|file| {

@@ -1008,8 +1008,8 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
 #[test]
 fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     let (dir, ws) = sample_workspace();
-    let last_seen = Listing::take(ws.root()).stamps;
-    assert!(!ws.differs_from_disk(&Listing::take(ws.root()), &last_seen));
+    let last_seen = Listing::take(ws.root(), &ws.config().hidden).stamps;
+    assert!(!ws.differs_from_disk(&Listing::take(ws.root(), &ws.config().hidden), &last_seen));
     ws.edit("block.update", &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "edited by outl".into();
         Ok(())
@@ -1019,7 +1019,7 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     ws.create_page("Fresh", Properties::new(), blocks).unwrap();
     ws.delete_page("2026-11-30").unwrap();
     // Three files moved since the last look, all by outl: the graph has them.
-    let listing = Listing::take(ws.root());
+    let listing = Listing::take(ws.root(), &ws.config().hidden);
     let moved = listing
         .stamps
         .iter()
@@ -1030,12 +1030,15 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     assert!(!ws.differs_from_disk(&listing, &last_seen));
     // An outside edit on top is a difference, and so is any file when nothing was seen yet.
     write(dir.path(), "pages/Bob.md", "- edited outside\n");
-    assert!(ws.differs_from_disk(&Listing::take(ws.root()), &last_seen));
-    let unchanged = Listing::take(ws.root());
+    assert!(ws.differs_from_disk(&Listing::take(ws.root(), &ws.config().hidden), &last_seen));
+    let unchanged = Listing::take(ws.root(), &ws.config().hidden);
     ws.refresh().unwrap();
     assert!(!ws.differs_from_disk(&unchanged, &Stamps::default()));
     write(dir.path(), "pages/Later.md", "- later\n");
-    assert!(ws.differs_from_disk(&Listing::take(ws.root()), &Stamps::default()));
+    assert!(ws.differs_from_disk(
+        &Listing::take(ws.root(), &ws.config().hidden),
+        &Stamps::default()
+    ));
 }
 
 /// Opens the workspace at `root` again, after the cache the last open saved is written.

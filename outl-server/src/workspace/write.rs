@@ -20,7 +20,7 @@ use super::names;
 use super::oplog::{Body, ChangeContent, Content, Op, OpLog, PageChange, PageVersion};
 use super::sidecar::{self, Sidecar};
 use super::{Workspace, Writer, content_hash, format};
-use crate::outline::{self, Properties};
+use crate::outline::{self, Properties, Syntax};
 use crate::{Error, ErrorCode};
 
 /// How many of the newest ops reconcile searches for the version a stale edit started from.
@@ -833,6 +833,13 @@ impl Workspace {
                 finals.push(None);
                 continue;
             };
+            if draft.md.is_none()
+                && let Some(before) = &change.before
+                && Syntax::of_file(&before.page.file) == Syntax::Org
+                && !same_content(&before.page, &draft.page)
+            {
+                return Err(org_read_only(&before.page));
+            }
             let md = match (&draft.md, &change.before) {
                 (Some(md), _) => md.clone(),
                 (None, Some(before)) if same_content(&before.page, &draft.page) => {
@@ -1065,6 +1072,20 @@ fn conflict(w: &Writer, op: &Op, version: &PageVersion, why: &str, actual: Optio
         "actual_hash": actual,
         "changed_by": later.map(|later| later.seq),
     }))
+}
+
+/// A write that would change an org page: outl reads org pages and can delete them (and undo
+/// gives one back byte for byte), but writes markdown only.
+fn org_read_only(page: &Page) -> Error {
+    Error::new(
+        ErrorCode::PageReadOnly,
+        format!(
+            "{} is an org page ({}): outl reads org pages but does not edit them; edit it in Logseq or convert it to markdown",
+            crate::quoted(&page.name),
+            page.file
+        ),
+    )
+    .with_data(json!({ "slug": page.slug, "path": page.file, "format": "org" }))
 }
 
 /// An op whose record the log cannot give back: it cannot be replayed, and the error says so.

@@ -1,0 +1,275 @@
+//! Org pages, Logseq's other page format, read into the same [`Document`] as markdown.
+//!
+//! - A **headline** (`*`, `**`, … and a space, or the stars alone) opens a block; a headline is
+//!   a child of the nearest open block with fewer stars, and a sibling of those with as many.
+//!   What follows the stars is the block's first line: task marker, priority and all, as in a
+//!   markdown bullet.
+//! - A `:PROPERTIES:` … `:END:` **drawer** right under a headline holds the block's properties
+//!   (`:key: value`; `:id:` is the block's id, as `id::` is in markdown).
+//! - Every other line up to the next headline is a **text line** of the block, its
+//!   indentation kept beyond the headline's text column (the stars and the space), so that a
+//!   body indented under its headline, as Logseq writes journals, loses only that indent.
+//! - **Before the first headline**, `#+KEY: value` lines are the page's properties, keys in
+//!   lower case (`#+TITLE:` is `title`, `#+ALIAS:` and `#+TAGS:` are page lists); other text
+//!   there opens a first block of its own, as in markdown.
+//!
+//! Links (`[[page]]`, `[[url][label]]`), `#tags` and `((ref))`s are read from texts by the same
+//! inline rules as markdown's. Reading never fails.
+
+use super::syntax::{lines, split_indent};
+use super::{Document, MAX_DEPTH, OutlineNode, Properties};
+
+/// Parses an org page, and gives where each block begins (as
+/// [`parse_with_starts`](super::parse_with_starts) does for markdown).
+pub fn parse_org_with_starts(text: &str) -> (Document, Vec<usize>) {
+    let mut reader = OrgReader::default();
+    for line in lines(text) {
+        let offset = line.as_ptr() as usize - text.as_ptr() as usize;
+        reader.line(line, offset);
+    }
+    let starts = std::mem::take(&mut reader.starts);
+    (reader.finish(), starts)
+}
+
+#[derive(Default)]
+struct OrgReader {
+    page_properties: Properties,
+    blocks: Vec<OutlineNode>,
+    /// The open blocks, outermost first, with their headline's number of stars (0 for text
+    /// before the first headline).
+    open: Vec<(usize, OpenHeadline)>,
+    starts: Vec<usize>,
+}
+
+struct OpenHeadline {
+    node: OutlineNode,
+    /// Where the drawer stands: not reached yet, open, or done with.
+    drawer: Drawer,
+    /// The column a text line's indentation is kept from.
+    text_col: usize,
+    /// Blank lines not yet known to be inside the text.
+    pending_blanks: usize,
+}
+
+#[derive(Default, PartialEq, Eq, Clone, Copy)]
+enum Drawer {
+    #[default]
+    Expected,
+    Open,
+    Closed,
+}
+
+impl OrgReader {
+    fn line(&mut self, line: &str, offset: usize) {
+        if let Some((stars, title)) = headline(line) {
+            self.starts.push(offset);
+            self.open_headline(stars, title);
+            return;
+        }
+        let Some((_, block)) = self.open.last_mut() else {
+            if line.trim().is_empty() {
+                return;
+            }
+            if let Some((key, value)) = page_property(line)
+                && !self.page_properties.contains_key(&key)
+            {
+                self.page_properties.insert(key, value);
+                return;
+            }
+            self.starts.push(offset);
+            self.open
+                .push((0, OpenHeadline::new(line, 0, Drawer::Closed)));
+            return;
+        };
+        block.body_line(line);
+    }
+
+    fn open_headline(&mut self, stars: usize, title: &str) {
+        while self.open.last().is_some_and(|(level, _)| *level >= stars) {
+            self.close_innermost();
+        }
+        if self.open.len() == MAX_DEPTH {
+            self.close_innermost();
+        }
+        self.open
+            .push((stars, OpenHeadline::new(title, stars + 1, Drawer::Expected)));
+    }
+
+    fn close_innermost(&mut self) {
+        let Some((_, block)) = self.open.pop() else {
+            return;
+        };
+        let node = block.node;
+        match self.open.last_mut() {
+            Some((_, parent)) => parent.node.children.push(node),
+            None => self.blocks.push(node),
+        }
+    }
+
+    fn finish(mut self) -> Document {
+        while !self.open.is_empty() {
+            self.close_innermost();
+        }
+        Document {
+            front_matter: None,
+            properties: self.page_properties,
+            blocks: self.blocks,
+        }
+    }
+}
+
+impl OpenHeadline {
+    fn new(first_line: &str, text_col: usize, drawer: Drawer) -> Self {
+        OpenHeadline {
+            node: OutlineNode {
+                text: first_line.to_owned(),
+                properties: Properties::default(),
+                children: Vec::new(),
+            },
+            drawer,
+            text_col,
+            pending_blanks: 0,
+        }
+    }
+
+    fn body_line(&mut self, line: &str) {
+        let trimmed = line.trim();
+        match self.drawer {
+            Drawer::Expected if trimmed.eq_ignore_ascii_case(":PROPERTIES:") => {
+                self.drawer = Drawer::Open;
+                return;
+            }
+            Drawer::Open => {
+                if trimmed.eq_ignore_ascii_case(":END:") {
+                    self.drawer = Drawer::Closed;
+                } else if let Some((key, value)) = drawer_property(trimmed)
+                    && !self.node.properties.contains_key(&key)
+                {
+                    self.node.properties.insert(key, value);
+                } else {
+                    // A line no drawer holds: the drawer was never a drawer; keep the line.
+                    self.push_text(line);
+                }
+                return;
+            }
+            _ => {}
+        }
+        if trimmed.is_empty() {
+            self.pending_blanks += 1;
+            return;
+        }
+        // Planning lines (`SCHEDULED: <…>`) may come before the drawer.
+        let planning = ["SCHEDULED:", "DEADLINE:", "CLOSED:"]
+            .iter()
+            .any(|word| trimmed.starts_with(word));
+        if !planning {
+            self.drawer = Drawer::Closed;
+        }
+        self.push_text(line);
+    }
+
+    fn push_text(&mut self, line: &str) {
+        for _ in 0..std::mem::take(&mut self.pending_blanks) {
+            self.node.text.push('\n');
+        }
+        let (indent, rest) = split_indent(line);
+        let kept = indent
+            .char_indices()
+            .scan(0, |col, (at, c)| {
+                *col += if c == '\t' { 4 - *col % 4 } else { 1 };
+                Some((at + c.len_utf8(), *col))
+            })
+            .take_while(|&(_, col)| col <= self.text_col)
+            .last()
+            .map_or(0, |(at, _)| at);
+        self.node.text.push('\n');
+        self.node.text.push_str(&indent[kept..]);
+        self.node.text.push_str(rest);
+    }
+}
+
+/// The stars and the title of a headline line: stars at the margin, then a space or nothing.
+fn headline(line: &str) -> Option<(usize, &str)> {
+    let stars = line.bytes().take_while(|&b| b == b'*').count();
+    if stars == 0 {
+        return None;
+    }
+    let rest = &line[stars..];
+    if rest.is_empty() {
+        return Some((stars, ""));
+    }
+    rest.strip_prefix([' ', '\t'])
+        .map(|title| (stars, title.trim_end()))
+}
+
+/// `#+KEY: value` as a page property, the key in lower case.
+fn page_property(line: &str) -> Option<(String, String)> {
+    let rest = line.trim_start().strip_prefix("#+")?;
+    let (key, value) = rest.split_once(':')?;
+    let plain = !key.is_empty() && super::is_property_key(key);
+    plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
+}
+
+/// `:key: value` inside a properties drawer.
+fn drawer_property(line: &str) -> Option<(String, String)> {
+    let rest = line.strip_prefix(':')?;
+    let (key, value) = rest.split_once(':')?;
+    let plain = !key.is_empty() && super::is_property_key(key);
+    plain.then(|| (key.to_owned(), value.trim().to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(nodes: &[OutlineNode]) -> Vec<String> {
+        let mut out = Vec::new();
+        for node in nodes {
+            out.push(node.text.clone());
+            for child in texts(&node.children) {
+                out.push(format!("  {child}"));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn headlines_nest_by_their_stars_and_drawers_are_properties() {
+        let page = "#+TITLE: Changelog 2020\n#+ALIAS: changes\n\n** [[Dec 29th, 2020]]\n:PROPERTIES:\n:created_at: 1609250283049\n:id: 5feb30e3-fedc-4c2a-aa03-b44020c21c68\n:END:\nThis is our last release\n*Version 0.0.4.9*\n*** TODO [#A] Announcement :tag:\n    indented body\n\n    after a blank\n* top again\n";
+        let (doc, starts) = parse_org_with_starts(page);
+        assert_eq!(
+            doc.properties.get("title").map(String::as_str),
+            Some("Changelog 2020")
+        );
+        assert_eq!(
+            doc.properties.get("alias").map(String::as_str),
+            Some("changes")
+        );
+        assert_eq!(
+            texts(&doc.blocks),
+            [
+                "[[Dec 29th, 2020]]\nThis is our last release\n*Version 0.0.4.9*",
+                "  TODO [#A] Announcement :tag:\nindented body\n\nafter a blank",
+                "top again",
+            ]
+        );
+        let first = &doc.blocks[0];
+        assert_eq!(
+            first.properties.get("id").map(String::as_str),
+            Some("5feb30e3-fedc-4c2a-aa03-b44020c21c68")
+        );
+        assert_eq!(
+            first.properties.get("created_at").map(String::as_str),
+            Some("1609250283049")
+        );
+        assert_eq!(starts.len(), 3);
+        assert!(page[starts[1]..].starts_with("*** TODO"));
+    }
+
+    #[test]
+    fn text_before_the_first_headline_is_a_block_and_bold_is_no_headline() {
+        let doc = parse_org_with_starts("#+TAGS: a, b\nfree text\n*bold* line\n** child\n").0;
+        assert_eq!(doc.properties.get("tags").map(String::as_str), Some("a, b"));
+        assert_eq!(texts(&doc.blocks), ["free text\n*bold* line", "  child"]);
+    }
+}

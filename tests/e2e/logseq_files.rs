@@ -1,0 +1,145 @@
+//! Which files of a Logseq graph are pages, as Logseq decides, and org pages read through the
+//! tools over MCP stdio: every `.md` and `.org` file under `pages/` and `journals/` is served
+//! or listed by `outl_workspace_info` with why it is not.
+
+use crate::mcp_support::{
+    StdioSession, column, files_of, json_payload, outline_nodes, tool_error, workspace_with,
+};
+use serde_json::json;
+
+/// An org page as Logseq wrote them in 2020: `#+TITLE:`, headlines from `**`, drawers.
+const ORG_PAGE: &str = "#+TITLE: Changelog 2020\n#+ALIAS: changes\n\n** [[Dec 29th, 2020]]\n:PROPERTIES:\n:created_at: 1609250283049\n:END:\nOur last release for 2020.\n*** TODO [#A] Write the [[Announcement]]\n    Local file storage is stable.\n** Queries #experiment\n";
+/// An org journal day, its body indented under each headline.
+const ORG_DAY: &str = "* Thursday, 05/14/2020\n** [[Changelog 2020]]\n*** Whiteboards with [[Draw]]\n    Open it and enjoy!\n";
+
+#[test]
+fn org_pages_are_read_listed_searched_and_indexed() {
+    let ws = workspace_with(&[
+        ("pages/Changelog_2020.org", ORG_PAGE),
+        ("journals/2020_05_14.org", ORG_DAY),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+
+    let page = json_payload(&s.call("outl_page_get", json!({ "slug": "changes" })));
+    assert_eq!(page["meta"]["name"], "Changelog 2020");
+    assert_eq!(page["meta"]["format"], "org");
+    assert_eq!(page["meta"]["file"], "pages/Changelog_2020.org");
+    let nodes = outline_nodes(&page["outline"]);
+    let texts: Vec<&str> = nodes.iter().map(|n| n["text"].as_str().unwrap()).collect();
+    assert_eq!(
+        texts,
+        [
+            "[[Dec 29th, 2020]]\nOur last release for 2020.",
+            "[#A] Write the [[Announcement]]\nLocal file storage is stable.",
+            "Queries #experiment",
+        ]
+    );
+    assert_eq!(
+        page["outline"][0]["properties"]["created_at"],
+        "1609250283049"
+    );
+    assert_eq!(page["outline"][0]["children"][0]["todo"], "TODO");
+
+    let day = json_payload(&s.call("outl_daily_get", json!({ "date": "2020-05-14" })));
+    assert_eq!(day["meta"]["format"], "org");
+    let backlinks =
+        json_payload(&s.call("outl_page_backlinks", json!({ "slug": "changelog 2020" })));
+    assert_eq!(column(&backlinks["backlinks"], "page"), ["2020-05-14"]);
+    let tasks = json_payload(&s.call("outl_tasks", json!({ "state": "TODO" })));
+    assert_eq!(
+        column(&tasks["hits"], "page"),
+        ["changelog 2020"],
+        "{tasks}"
+    );
+    let tagged = json_payload(&s.call("outl_tag_get", json!({ "tag": "experiment" })));
+    assert_eq!(tagged["total"], 1);
+    let found = json_payload(&s.call("outl_search", json!({ "query": "whiteboards" })));
+    assert_eq!(found["hits"][0]["page"], "2020-05-14", "{found}");
+
+    // outl writes markdown only: an edit of an org page is refused and changes nothing.
+    let before = files_of(ws.path());
+    let error = tool_error(&s.call(
+        "outl_block_update",
+        json!({ "id": nodes[2]["id"], "text": "Queries" }),
+    ));
+    assert_eq!(error["code"], "PAGE_READ_ONLY");
+    assert_eq!(error["data"]["path"], "pages/Changelog_2020.org");
+    let error = tool_error(&s.call(
+        "outl_page_rename",
+        json!({ "slug": "changelog 2020", "new_name": "Changes in 2020" }),
+    ));
+    assert_eq!(error["code"], "PAGE_READ_ONLY");
+    assert_eq!(files_of(ws.path()), before);
+
+    // Deleting one is a write like any other, and its undo gives the file back byte for byte.
+    json_payload(&s.call("outl_page_delete", json!({ "slug": "changelog 2020" })));
+    assert!(!ws.path().join("pages/Changelog_2020.org").exists());
+    json_payload(&s.call("outl_undo", json!({})));
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("pages/Changelog_2020.org")).unwrap(),
+        ORG_PAGE
+    );
+    s.finish();
+}
+
+#[test]
+fn every_page_file_is_served_or_listed_with_why_it_is_not() {
+    let ws = workspace_with(&[
+        (
+            "logseq/config.edn",
+            "{:hidden [\"/pages/archive\" \"pages/old.md\"]}",
+        ),
+        ("pages/.NET.md", "- the runtime\n"),
+        ("pages/Foo.md", "- upper\n"),
+        ("pages/foo.md", "- lower\n"),
+        ("pages/foo.org", "* org\n"),
+        ("pages/old.md", "- hidden\n"),
+        ("pages/archive/x.md", "- hidden too\n"),
+        ("pages/~$Foo.md", "lock"),
+        ("pages/diagram.png", "png"),
+        ("journals/2024_01_02.md", "- a day\n"),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+
+    let list = json_payload(&s.call("outl_page_list", json!({})));
+    let mut slugs = column(&list["pages"], "slug");
+    slugs.sort_unstable();
+    assert_eq!(slugs, [".net", "foo"], "{list}");
+    let dot = json_payload(&s.call("outl_page_get", json!({ "slug": ".NET" })));
+    assert_eq!(dot["meta"]["name"], ".NET");
+
+    let info = json_payload(&s.call("outl_workspace_info", json!({})));
+    assert_eq!(
+        (info["pages"].as_u64(), info["journals"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(
+        info["shadowed"],
+        json!([
+            { "file": "pages/foo.md", "slug": "foo", "served_by": "pages/Foo.md" },
+            { "file": "pages/foo.org", "slug": "foo", "served_by": "pages/Foo.md" },
+        ])
+    );
+    let skipped: Vec<(&str, &str)> = info["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["file"].as_str().unwrap(), s["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (
+                "pages/archive",
+                "hidden by :hidden \"pages/archive\" of logseq/config.edn"
+            ),
+            ("pages/diagram.png", "not a page file (.md or .org)"),
+            (
+                "pages/old.md",
+                "hidden by :hidden \"pages/old.md\" of logseq/config.edn"
+            ),
+            ("pages/~$Foo.md", "an editor's lock file"),
+        ]
+    );
+    s.finish();
+}
