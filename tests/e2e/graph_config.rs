@@ -252,3 +252,55 @@ fn a_custom_title_format_names_days_and_new_days_get_its_file_names() {
     let info = info(ws.path());
     assert_eq!(info["journals"], 4, "{info}");
 }
+
+#[test]
+fn property_values_are_references_as_logseq_counts_them() {
+    let ws = workspace_with(&[
+        (
+            "logseq/config.edn",
+            "{:property/separated-by-commas #{:authors}\n :ignored-page-references-keywords #{:source}}",
+        ),
+        (
+            "pages/reading.md",
+            "- Dune\n  type:: [[Book]]\n  authors:: Ann, [[Bob Lee]]\n  related:: #scifi\n  source:: [[Book]]\n- Notes\n  type:: #book\n",
+        ),
+        ("pages/Ann.md", "- a writer\n"),
+        ("pages/Book.md", "- a kind of thing\n"),
+        ("pages/scifi.md", "- a genre\n"),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+
+    // A bare name links in a key the config splits at commas; `#x` in a value is a tag.
+    let ann = json_payload(&s.call("outl_page_backlinks", json!({ "slug": "ann" })));
+    assert_eq!(column(&ann["backlinks"], "text"), ["Dune"]);
+    let scifi = json_payload(&s.call("outl_tag_get", json!({ "tag": "scifi" })));
+    assert_eq!(column(&scifi["hits"], "text"), ["Dune"]);
+    // A key the config ignores links nothing: Book's backlinks are the two `type::` values.
+    let book = json_payload(&s.call("outl_page_backlinks", json!({ "slug": "book" })));
+    assert_eq!(book["total"], 2, "{book}");
+
+    // Values compare as Logseq shows them: `[[Book]]`, `#book` and `book` are one value.
+    for value in ["Book", "[[book]]", "#Book"] {
+        let hits = json_payload(&s.call(
+            "outl_property_query",
+            json!({ "key": "type", "value": value }),
+        ));
+        assert_eq!(
+            column(&hits["hits"], "text"),
+            ["Dune", "Notes"],
+            "{value}: {hits}"
+        );
+    }
+
+    // A rename rewrites a bare name in a comma-separated key.
+    json_payload(&s.call(
+        "outl_page_rename",
+        json!({ "slug": "ann", "new_name": "Annie" }),
+    ));
+    assert!(
+        fs::read_to_string(ws.path().join("pages/reading.md"))
+            .unwrap()
+            .contains("authors:: Annie, [[Bob Lee]]")
+    );
+    s.finish();
+}

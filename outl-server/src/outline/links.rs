@@ -9,10 +9,6 @@ use super::inline::{Token, bare_tag_name, source, tokenize};
 /// The page property that gives a page other names (`alias:: launch, [[Q4 launch]]`).
 pub const ALIAS: &str = "alias";
 
-/// Properties whose values are comma-separated page names, linked even when written bare
-/// (`tags:: launch, [[Project X]]`).
-const PAGE_LIST_PROPERTIES: [&str; 2] = ["tags", ALIAS];
-
 /// Whether two page names name the same page: page names are case-insensitive and their
 /// surrounding spaces do not count.
 pub fn same_page_name(a: &str, b: &str) -> bool {
@@ -73,10 +69,11 @@ pub fn rename_page_links<'t>(text: &'t str, old: &str, new: &str) -> Cow<'t, str
     }
 }
 
-/// The pages a property value links to. `tags` and `alias` hold comma-separated page names,
-/// bare or linked; any other property links only through `[[page]]` and `#tag`.
-pub fn property_links(key: &str, value: &str) -> Vec<String> {
-    if !is_page_list(key) {
+/// The pages a property value links to. A page list (`tags`, `alias`, and the keys a graph's
+/// config names) holds comma-separated page names, bare or linked; any other value links only
+/// through `[[page]]` and `#tag`.
+pub fn property_links(value: &str, page_list: bool) -> Vec<String> {
+    if !page_list {
         return page_links(value);
     }
     let mut pages = Vec::new();
@@ -100,14 +97,19 @@ pub fn aliases(properties: &Properties) -> Vec<String> {
     properties
         .iter()
         .filter(|(key, _)| key.eq_ignore_ascii_case(ALIAS))
-        .flat_map(|(_, value)| property_links(ALIAS, value))
+        .flat_map(|(_, value)| property_links(value, true))
         .collect()
 }
 
-/// [`rename_page_links`] for a property value, renaming bare names in `tags` and `alias`
-/// too (a new name with a comma, or that would read as markup, is written `[[New, Name]]`).
-pub fn rename_property_links<'v>(key: &str, value: &'v str, old: &str, new: &str) -> Cow<'v, str> {
-    if !is_page_list(key) {
+/// [`rename_page_links`] for a property value, renaming bare names in a page list too (a new
+/// name with a comma, or that would read as markup, is written `[[New, Name]]`).
+pub fn rename_property_links<'v>(
+    value: &'v str,
+    page_list: bool,
+    old: &str,
+    new: &str,
+) -> Cow<'v, str> {
+    if !page_list {
         return rename_page_links(value, old, new);
     }
     let mut changed = false;
@@ -142,10 +144,21 @@ pub fn rename_property_links<'v>(key: &str, value: &'v str, old: &str, new: &str
     }
 }
 
-fn is_page_list(key: &str) -> bool {
-    PAGE_LIST_PROPERTIES
-        .iter()
-        .any(|list| list.eq_ignore_ascii_case(key))
+/// A property value as Logseq shows it, to compare values by: each `[[page]]` and `#tag` as
+/// its page name, in lower case and trimmed (`[[Feature]]`, `#Feature` and `feature` are one
+/// value).
+pub fn shown_value(value: &str) -> String {
+    fn shown(tokens: &[Token], out: &mut String) {
+        for token in tokens {
+            match token {
+                Token::Page { page } | Token::Tag { page, .. } => out.push_str(page),
+                other => out.push_str(&source(std::slice::from_ref(other))),
+            }
+        }
+    }
+    let mut out = String::new();
+    shown(&tokenize(value), &mut out);
+    out.trim().to_lowercase()
 }
 
 /// Splits a list value at commas outside `[[…]]`.
@@ -369,37 +382,37 @@ mod tests {
     #[test]
     fn property_values() {
         assert_eq!(
-            property_links("tags", "project, [[Q4 plan]], #launch"),
+            property_links("project, [[Q4 plan]], #launch", true),
             ["project", "Q4 plan", "launch"]
         );
-        assert_eq!(property_links("Alias", "apollo, Apollo"), ["apollo"]);
-        assert_eq!(property_links("tags", "[[a, b]], c"), ["a, b", "c"]);
-        assert_eq!(property_links("owner", "[[Bob]]"), ["Bob"]);
-        assert!(property_links("status", "in progress, blocked").is_empty());
-        assert!(property_links("tags", " , ").is_empty());
+        assert_eq!(property_links("apollo, Apollo", true), ["apollo"]);
+        assert_eq!(property_links("[[a, b]], c", true), ["a, b", "c"]);
+        assert_eq!(property_links("[[Bob]]", false), ["Bob"]);
+        assert!(property_links("in progress, blocked", false).is_empty());
+        assert!(property_links(" , ", true).is_empty());
     }
 
     #[test]
     fn property_rename() {
         assert_eq!(
-            rename_property_links("tags", "project, Launch", "launch", "release"),
+            rename_property_links("project, Launch", true, "launch", "release"),
             "project, release"
         );
         assert_eq!(
-            rename_property_links("tags", "[[Launch]], x", "launch", "release"),
+            rename_property_links("[[Launch]], x", true, "launch", "release"),
             "[[release]], x"
         );
         assert_eq!(
-            rename_property_links("alias", "a, old", "old", "x, y"),
+            rename_property_links("a, old", true, "old", "x, y"),
             "a, [[x, y]]"
         );
-        assert_eq!(rename_property_links("owner", "old", "old", "new"), "old");
+        assert_eq!(rename_property_links("old", false, "old", "new"), "old");
         assert_eq!(
-            rename_property_links("owner", "[[old]]", "old", "new"),
+            rename_property_links("[[old]]", false, "old", "new"),
             "[[new]]"
         );
         assert!(matches!(
-            rename_property_links("tags", "a, b", "old", "new"),
+            rename_property_links("a, b", true, "old", "new"),
             Cow::Borrowed(_)
         ));
     }

@@ -585,12 +585,10 @@ fn the_demo_workspace_uses_every_feature() {
         seen.ids.extend(block.properties.get("id").cloned());
         seen.refs.extend(block_refs(&block.text));
         seen.links.extend(page_links(&block.text));
-        seen.links.extend(
-            block
-                .properties
-                .iter()
-                .flat_map(|(key, value)| property_links(key, value)),
-        );
+        seen.links
+            .extend(block.properties.iter().flat_map(|(key, value)| {
+                property_links(value, ["tags", ALIAS].contains(&key.as_str()))
+            }));
         for token in tokenize(&block.text) {
             match token {
                 Token::Tag {
@@ -629,11 +627,10 @@ fn the_demo_workspace_uses_every_feature() {
         );
         let doc = parse(&md);
         seen.page_properties.extend(doc.properties.keys().cloned());
-        seen.links.extend(
-            doc.properties
-                .iter()
-                .flat_map(|(key, value)| property_links(key, value)),
-        );
+        seen.links
+            .extend(doc.properties.iter().flat_map(|(key, value)| {
+                property_links(value, ["tags", ALIAS].contains(&key.as_str()))
+            }));
         for block in &doc.blocks {
             visit(block, 0, &mut seen);
         }

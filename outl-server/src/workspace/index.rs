@@ -448,14 +448,22 @@ fn properties_contribution<'a>(
     for (key, value) in properties {
         let key = key.to_lowercase();
         let is_tags = key == "tags";
-        // Only `tags::` and `alias::` link by bare names; others need link syntax.
-        if is_tags || key == "alias" || may_link(value) {
-            for name in outline::property_links(&key, value) {
+        // Page lists link by bare names; others need link syntax, and Logseq's own keys and
+        // those the config excludes link nothing.
+        let page_list = config.is_page_list(&key);
+        if config.links_values(&key) && (page_list || may_link(value)) {
+            for name in outline::property_links(value, page_list) {
                 let target = config.link_slug(&name);
                 if is_tags {
                     c.tags.push((target.clone(), held));
                 }
                 c.links.push((target, held));
+            }
+            if !is_tags {
+                // `related:: #x` tags as `#x` in a text does.
+                for tag in outline::tags(value) {
+                    c.tags.push((config.link_slug(&tag), held));
+                }
             }
         }
         c.properties.push(((key, value.trim()), held));
@@ -962,18 +970,20 @@ impl Index {
         let Some(values) = self.lists.properties.get(key.to_lowercase().as_str()) else {
             return Vec::new();
         };
-        match value {
-            Some(value) => self.holders(values.get(value.trim())),
-            None => {
-                let mut all: Vec<Holder> = values
-                    .values()
-                    .flat_map(|list| self.holders(Some(list)))
-                    .collect();
-                all.sort();
-                all.dedup();
-                all
-            }
-        }
+        // Values compare as Logseq shows them: `[[Feature]]`, `#Feature` and `feature` match.
+        let wanted = value.map(outline::shown_value);
+        let mut all: Vec<Holder> = values
+            .iter()
+            .filter(|(stored, _)| {
+                wanted
+                    .as_ref()
+                    .is_none_or(|wanted| outline::shown_value(stored) == *wanted)
+            })
+            .flat_map(|(_, list)| self.holders(Some(list)))
+            .collect();
+        all.sort();
+        all.dedup();
+        all
     }
 
     /// Blocks that embed or refer to the block `id` with `((id))`.

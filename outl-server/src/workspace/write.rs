@@ -10,6 +10,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 use serde_json::json;
 
+use super::config::GraphConfig;
 use super::disk::{self, Durability};
 use super::graph::Minting;
 use super::ids::{self, carry_ids};
@@ -342,7 +343,7 @@ impl Workspace {
                     *value = new_name.to_string();
                 }
             }
-            rename_links_in(&mut renamed, &old, new_name);
+            rename_links_in(&mut renamed, &old, new_name, &self.config);
             let keep_md = same_content(&old, &renamed).then(|| current.md.clone());
             let mut changes = vec![Change {
                 before: Some(current),
@@ -354,7 +355,7 @@ impl Workspace {
             for source in linking {
                 let before = self.current(&source)?;
                 let mut after = before.page.clone();
-                rename_links_in(&mut after, &old, new_name);
+                rename_links_in(&mut after, &old, new_name, &self.config);
                 if !same_content(&before.page, &after) {
                     changes.push(Change {
                         before: Some(before),
@@ -1181,27 +1182,44 @@ fn block_changes(before: &Page, after: &Page) -> String {
 }
 
 /// Rewrites links to `old` in a page's blocks and properties.
-fn rename_links_in(page: &mut Page, old: &Page, new_name: &str) {
-    rename_in_properties(&mut page.properties, &old.name, new_name);
-    rename_in_blocks(page.blocks_mut(), &old.name, new_name);
+fn rename_links_in(page: &mut Page, old: &Page, new_name: &str, config: &GraphConfig) {
+    let renaming = Renaming {
+        old: &old.name,
+        new: new_name,
+        config,
+    };
+    renaming.in_properties(&mut page.properties);
+    renaming.in_blocks(page.blocks_mut());
 }
 
-fn rename_in_properties(properties: &mut Properties, old_name: &str, new_name: &str) {
-    for (key, value) in properties.iter_mut() {
-        if let Cow::Owned(renamed) = outline::rename_property_links(key, value, old_name, new_name)
-        {
-            *value = renamed;
+/// A page's old name and new one, and the config that says which properties list pages.
+struct Renaming<'a> {
+    old: &'a str,
+    new: &'a str,
+    config: &'a GraphConfig,
+}
+
+impl Renaming<'_> {
+    fn in_properties(&self, properties: &mut Properties) {
+        for (key, value) in properties.iter_mut() {
+            let page_list = self.config.is_page_list(key);
+            if let Cow::Owned(renamed) =
+                outline::rename_property_links(value, page_list, self.old, self.new)
+            {
+                *value = renamed;
+            }
         }
     }
-}
 
-fn rename_in_blocks(blocks: &mut [Block], old_name: &str, new_name: &str) {
-    for block in blocks {
-        if let Cow::Owned(renamed) = outline::rename_page_links(&block.text, old_name, new_name) {
-            block.text = renamed;
+    fn in_blocks(&self, blocks: &mut [Block]) {
+        for block in blocks {
+            if let Cow::Owned(renamed) = outline::rename_page_links(&block.text, self.old, self.new)
+            {
+                block.text = renamed;
+            }
+            self.in_properties(&mut block.properties);
+            self.in_blocks(&mut block.children);
         }
-        rename_in_properties(&mut block.properties, old_name, new_name);
-        rename_in_blocks(&mut block.children, old_name, new_name);
     }
 }
 
