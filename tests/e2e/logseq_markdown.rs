@@ -179,3 +179,76 @@ fn front_matter_is_page_properties_never_a_block_and_kept_by_writes() {
     );
     s.finish();
 }
+
+const TARGET_UUID: &str = "63db4c7f-0b35-4a2b-9c4e-0123456789ab";
+const GONE_UUID: &str = "6571a3f0-1111-4222-8333-444455556666";
+
+/// Logseq's block ids, UUIDs: a target with its `id::` line, and refs to it in a text, an
+/// embed and a link, beside a ref to a block no page holds.
+fn uuid_pages() -> [(&'static str, String); 2] {
+    [
+        (
+            "pages/target.md",
+            format!("- the target block\n  id:: {TARGET_UUID}\n"),
+        ),
+        (
+            "pages/refs.md",
+            format!(
+                "- see (({TARGET_UUID}))\n- {{{{embed (({TARGET_UUID}))}}}}\n- [this]((({TARGET_UUID}))) and (({GONE_UUID}))\n"
+            ),
+        ),
+    ]
+}
+
+fn has_uuid(reply: &serde_json::Value) -> bool {
+    let text = reply.to_string();
+    text.contains(TARGET_UUID) || text.contains(GONE_UUID)
+}
+
+#[test]
+fn uuid_ids_are_served_as_short_ids_and_written_back_as_uuids() {
+    let pages = uuid_pages();
+    let files: Vec<(&str, &str)> = pages.iter().map(|(p, c)| (*p, c.as_str())).collect();
+    let ws = workspace_with(&files);
+    let mut s = StdioSession::initialized(ws.path());
+
+    let target = json_payload(&s.call("outl_page_get", json!({ "slug": "target" })));
+    let short = target["outline"][0]["id"].as_str().unwrap().to_owned();
+    assert_eq!(short.len(), 7, "{target}");
+    let refs = json_payload(&s.call("outl_page_get", json!({ "slug": "refs" })));
+    assert!(!has_uuid(&target) && !has_uuid(&refs), "{refs}");
+    let texts = column(&refs["outline"], "text");
+    assert_eq!(texts[0], format!("see (({short}))"));
+    assert_eq!(texts[1], format!("{{{{embed (({short}))}}}}"));
+
+    // Tools take the UUID or the short id, and answer with the short one.
+    let by_uuid = json_payload(&s.call("outl_block_get", json!({ "id": TARGET_UUID })));
+    assert_eq!(by_uuid["block"]["id"], short.as_str());
+    for id in [TARGET_UUID, short.as_str()] {
+        let back = json_payload(&s.call("outl_block_refs", json!({ "id": id })));
+        assert_eq!(back["id"], short.as_str());
+        assert_eq!(back["total"], 3, "{back}");
+    }
+
+    // A write gives the file its UUIDs back, the model's new ref and a dangling one included.
+    let first = refs["outline"][0]["id"].clone();
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": first, "text": format!("see (({short})) again") }),
+    ));
+    assert_eq!(
+        read(ws.path(), "pages/refs.md"),
+        pages[1].1.replacen(
+            &format!("see (({TARGET_UUID}))\n"),
+            &format!("see (({TARGET_UUID})) again\n"),
+            1
+        )
+    );
+    s.finish();
+
+    // The short ids are the same after a restart.
+    let mut again = StdioSession::initialized(ws.path());
+    let target = json_payload(&again.call("outl_page_get", json!({ "slug": "target" })));
+    assert_eq!(target["outline"][0]["id"], short.as_str());
+    again.finish();
+}

@@ -349,8 +349,12 @@ fn reconcile_after(style: Style, edit: &Edit) {
         "{context}: {reply}"
     );
     if style.uuid && !edit.removed.contains(&MEETING) {
+        // The block with the id:: line is served by its UUID's short id, and found by either.
+        let by_uuid = json_payload(&session.call("outl_block_get", json!({"id": MEETING_UUID})));
+        let short = by_uuid["block"]["id"].as_str().expect("an id").to_owned();
+        assert_eq!(short.len(), 7, "{context}: {by_uuid}");
         assert!(
-            after[MEETING].contains(&MEETING_UUID.to_owned()),
+            after[MEETING].contains(&short),
             "{context}: the block with the id:: line keeps it: {after:?}"
         );
     }

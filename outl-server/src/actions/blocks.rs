@@ -16,7 +16,7 @@ use super::slices::{self, Cut, Window};
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker};
-use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace};
+use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace, served_id};
 use crate::{Error, ErrorCode};
 
 /// The property that folds a block.
@@ -365,11 +365,13 @@ pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree,
 pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
     let graph = ws.snapshot();
     lookup::page_of_block(&graph, &args.id)?;
-    let holders = graph.index().block_refs(&args.id);
+    // A UUID names the block by the short id it is served by.
+    let id = served_id(&args.id).into_owned();
+    let holders = graph.index().block_refs(&id);
     let slice =
         paging::slice(&holders, args.limit, args.cursor.as_deref())?.map(|h| Hit::of(&graph, h));
     Ok(Refs {
-        id: args.id,
+        id,
         refs: slice.items,
         total: slice.total,
         next_cursor: slice.next_cursor,

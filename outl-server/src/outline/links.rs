@@ -230,35 +230,67 @@ fn visit_links(tokens: &[Token], f: &mut impl FnMut(&Token)) {
 }
 
 fn rename_in_tokens(tokens: &mut [Token], old: &str, new: &str) -> bool {
+    rewrite_tokens(tokens, &mut |token| match token {
+        Token::Page { page } if same_page_name(page, old) => {
+            *page = new.to_owned();
+            true
+        }
+        Token::Tag { page, bracketed } if same_page_name(page, old) => {
+            *bracketed = *bracketed || bare_tag_name(new) != new || new.is_empty();
+            *page = new.to_owned();
+            true
+        }
+        _ => false,
+    })
+}
+
+/// Offers every link and ref token of `tokens` to `rewrite`, nested ones and a link's target
+/// (`[label]([[page]])`, `[label](((id)))`) included; whether it changed any.
+fn rewrite_tokens(tokens: &mut [Token], rewrite: &mut dyn FnMut(&mut Token) -> bool) -> bool {
     let mut changed = false;
     for token in tokens {
         match token {
-            Token::Page { page } if same_page_name(page, old) => {
-                *page = new.to_owned();
-                changed = true;
-            }
-            Token::Tag { page, bracketed } if same_page_name(page, old) => {
-                *bracketed = *bracketed || bare_tag_name(new) != new || new.is_empty();
-                *page = new.to_owned();
-                changed = true;
-            }
             Token::Bold { children } | Token::Italic { children, .. } => {
-                changed |= rename_in_tokens(children, old, new);
+                changed |= rewrite_tokens(children, rewrite);
             }
             Token::Link { children, url } => {
-                changed |= rename_in_tokens(children, old, new);
+                changed |= rewrite_tokens(children, rewrite);
                 let mut target = tokenize(url);
-                if let [Token::Page { .. }] = target.as_slice()
-                    && rename_in_tokens(&mut target, old, new)
+                if let [Token::Page { .. } | Token::Ref { .. }] = target.as_slice()
+                    && rewrite_tokens(&mut target, rewrite)
                 {
                     *url = source(&target);
                     changed = true;
                 }
             }
-            _ => {}
+            other => changed |= rewrite(other),
         }
     }
     changed
+}
+
+/// The text with each `((id))` (in an embed or a link too) for which `map` gives another id
+/// pointing to that one instead; borrowed when nothing changed.
+pub fn map_block_refs<'t>(text: &'t str, map: &dyn Fn(&str) -> Option<String>) -> Cow<'t, str> {
+    if !text.contains("((") {
+        return Cow::Borrowed(text);
+    }
+    let mut tokens = tokenize(text);
+    let changed = rewrite_tokens(&mut tokens, &mut |token| match token {
+        Token::Ref { id } => match map(id) {
+            Some(mapped) if mapped != *id => {
+                *id = mapped;
+                true
+            }
+            _ => false,
+        },
+        _ => false,
+    });
+    if changed {
+        Cow::Owned(source(&tokens))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 #[cfg(test)]

@@ -647,6 +647,7 @@ persist_fields!(Page {
     front_matter,
     properties,
     body,
+    ref_uuids,
     updated,
     hash
 });

@@ -3,6 +3,12 @@
 
 use crate::outline::{self, Document, OutlineNode, Properties, Syntax};
 
+use std::borrow::Cow;
+
+use compact_str::CompactString;
+use thin_vec::ThinVec;
+
+use super::ids;
 use super::model::Block;
 
 /// A page file's content: its front matter as written, its page properties (the front
@@ -11,6 +17,8 @@ pub struct Parsed {
     pub front_matter: Option<String>,
     pub properties: Properties,
     pub blocks: Vec<Block>,
+    /// The UUIDs the texts' `((refs))` name, by the short id they are served as.
+    pub ref_uuids: ThinVec<(CompactString, String)>,
 }
 
 /// A markdown page's content.
@@ -21,36 +29,86 @@ pub fn parse(md: &str) -> Parsed {
 /// A page's content in `syntax`.
 pub fn parse_as(syntax: Syntax, text: &str) -> Parsed {
     let doc = syntax.parse(text);
+    let mut ref_uuids = ThinVec::new();
+    let blocks = doc
+        .blocks
+        .into_iter()
+        .map(|node| block_of(node, &mut ref_uuids))
+        .collect();
     Parsed {
         front_matter: doc.front_matter,
         properties: doc.properties,
-        blocks: doc.blocks.into_iter().map(block_of).collect(),
+        blocks,
+        ref_uuids,
     }
 }
 
-fn block_of(node: OutlineNode) -> Block {
+/// The block of a parsed node, each `((uuid))` of its text served as the short id of the
+/// block it names (noted in `ref_uuids`, so that a write gives the file its UUID back).
+fn block_of(node: OutlineNode, ref_uuids: &mut ThinVec<(CompactString, String)>) -> Block {
+    let mut text = node.text;
+    if text.contains("((") {
+        let mut seen = Vec::new();
+        if let Cow::Owned(mapped) = outline::map_block_refs(&text, &|id| {
+            ids::is_uuid(id).then(|| ids::served_id(id).into_owned())
+        }) {
+            seen.extend(
+                outline::block_refs(&text)
+                    .into_iter()
+                    .filter(|id| ids::is_uuid(id)),
+            );
+            text = mapped;
+        }
+        for uuid in seen {
+            let short = CompactString::from(ids::served_id(&uuid).as_ref());
+            if !ref_uuids.iter().any(|(known, _)| *known == short) {
+                ref_uuids.push((short, uuid));
+            }
+        }
+    }
     Block {
         id: Default::default(),
-        text: node.text,
+        text,
         properties: node.properties,
-        children: node.children.into_iter().map(block_of).collect(),
+        children: node
+            .children
+            .into_iter()
+            .map(|child| block_of(child, ref_uuids))
+            .collect(),
     }
 }
 
-fn node_of(block: &Block) -> OutlineNode {
+/// Gives the on-disk id of a block served by a short one: the UUID of its `id::`, for the
+/// `((ref))`s that name it. `None` keeps the id as it is.
+pub type RefsOnDisk<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+fn node_of(block: &Block, refs_on_disk: RefsOnDisk<'_>) -> OutlineNode {
     OutlineNode {
-        text: block.text.clone(),
+        text: outline::map_block_refs(&block.text, refs_on_disk).into_owned(),
         properties: block.properties.clone(),
-        children: block.children.iter().map(node_of).collect(),
+        children: block
+            .children
+            .iter()
+            .map(|child| node_of(child, refs_on_disk))
+            .collect(),
     }
 }
 
 /// The markdown of a page: its front matter (as written, but for the values that changed),
-/// its other properties, then its blocks. Ids are never written.
-pub fn render(front_matter: Option<&str>, properties: &Properties, blocks: &[Block]) -> String {
+/// its other properties, then its blocks, each `((ref))` as `refs_on_disk` gives it. Ids are
+/// never written.
+pub fn render(
+    front_matter: Option<&str>,
+    properties: &Properties,
+    blocks: &[Block],
+    refs_on_disk: RefsOnDisk<'_>,
+) -> String {
     outline::serialize(&Document {
         front_matter: front_matter.map(str::to_owned),
         properties: properties.clone(),
-        blocks: blocks.iter().map(node_of).collect(),
+        blocks: blocks
+            .iter()
+            .map(|block| node_of(block, refs_on_disk))
+            .collect(),
     })
 }

@@ -114,6 +114,7 @@ mod tests {
             front_matter: None,
             properties: Default::default(),
             body: ThinVec::new().into(),
+            ref_uuids: Default::default(),
             updated: 0,
             hash: "new".into(),
         }

@@ -135,6 +135,7 @@ impl Graph {
 
     /// The block with this id and its page.
     pub fn block(&self, id: &str) -> Option<BlockAt<'_>> {
+        let id = &ids::served_id(id);
         let page = self.pages.get(self.index.page_of_block(id)?)?;
         let blocks = page.blocks();
         let (path, _) = blocks.find(id)?;
@@ -143,6 +144,7 @@ impl Graph {
 
     /// The block with this id, without its children, read without unpacking its page.
     pub fn block_alone(&self, id: &str) -> Option<Block> {
+        let id = &ids::served_id(id);
         let (slug, position) = self.index.place_of_block(id)?;
         let block = self.pages.get(slug)?.body.block_at(position)?;
         (block.id == id).then_some(block)
@@ -150,7 +152,7 @@ impl Graph {
 
     /// Slug of the page holding the block.
     pub fn page_of_block(&self, id: &str) -> Option<&str> {
-        self.index.page_of_block(id)
+        self.index.page_of_block(&ids::served_id(id))
     }
 
     /// Pages edited outside outl and not reconciled yet.
@@ -229,7 +231,7 @@ impl Graph {
     /// probe of the block table each.
     pub(super) fn fill_ids_and_number(&mut self, page: &mut Page) -> bool {
         if all_blocks(&page.blocks(), &|block| {
-            !block.id.is_empty() && ids::user_id(block).is_none_or(|user| user == block.id)
+            !block.id.is_empty() && ids::user_id(block).is_none_or(|user| *user == *block.id)
         }) && self.index.register_new(page)
         {
             return false;
@@ -390,9 +392,9 @@ impl Graph {
             // copied block): then the block keeps the id it has, so it stays stable.
             if let Some(user) = ids::user_id(block)
                 && block.id != user
-                && !taken(user, also_taken)
+                && !taken(&user, also_taken)
             {
-                block.id = user.into();
+                block.id = user.as_ref().into();
                 changed = true;
             }
             if block.id.is_empty() || taken(&block.id, also_taken) {

@@ -1,6 +1,7 @@
 //! Block ids: minting short base32 ids, and carrying ids from an old version of a page's blocks
 //! to a new one.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -127,13 +128,45 @@ fn base32(bytes: &[u8; 32], len: u32) -> String {
     out
 }
 
-/// The `id::` property of a block, if it has a usable one.
-pub fn user_id(block: &Block) -> Option<&str> {
+/// The length of the short id a UUID is served as: long enough that two of a graph's UUIDs
+/// almost never share one (about one pair in seven at 100,000 of them).
+const UUID_ID_LEN: u32 = 7;
+
+/// Whether `id` is a UUID as Logseq writes them (`63db4c7f-0b35-4a2b-9c4e-0123456789ab`).
+pub fn is_uuid(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(at, b)| match at {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+/// The id a block is served by: a UUID (31 tokens each time a reply carries it) as a short id
+/// derived from it, the same at every open; any other id as it is. Tools take either.
+pub fn served_id(id: &str) -> Cow<'_, str> {
+    if !is_uuid(id) {
+        return Cow::Borrowed(id);
+    }
+    let hash = blake3::hash(id.to_ascii_lowercase().as_bytes());
+    Cow::Owned(base32(hash.as_bytes(), UUID_ID_LEN))
+}
+
+/// The `id::` property of a block, if it has a usable one, as the block is served by it (see
+/// [`served_id`]).
+pub fn user_id(block: &Block) -> Option<Cow<'_, str>> {
     block
         .properties
         .get(ID_PROPERTY)
         .map(|id| id.trim())
         .filter(|id| !id.is_empty() && !id.chars().any(|c| c.is_whitespace() || c.is_control()))
+        .map(served_id)
+}
+
+/// The UUID `id::` a block served as `id` has on disk, if its id is a UUID's.
+pub fn on_disk_uuid<'b>(block: &'b Block, id: &str) -> Option<&'b str> {
+    let uuid = block.properties.get(ID_PROPERTY)?.trim();
+    (is_uuid(uuid) && served_id(uuid) == id).then_some(uuid)
 }
 
 /// Gives the blocks of `new` the ids of their counterparts in `old`: one id for a block through
@@ -151,24 +184,24 @@ pub fn carry_ids(old: &[Block], new: &mut [Block]) {
     let new_flat = preorder(new);
     let mut matched: Vec<Option<usize>> = vec![None; new_flat.len()];
     let mut used = vec![false; old_flat.len()];
-    let mut by_id: HashMap<&str, usize> = HashMap::new();
+    let mut by_id: HashMap<Cow<'_, str>, usize> = HashMap::new();
     for (i, block) in old_flat.iter().enumerate() {
         if let Some(user) = user_id(block) {
             by_id.entry(user).or_insert(i);
         }
         if !block.id.is_empty() {
-            by_id.entry(block.id.as_str()).or_insert(i);
+            by_id.entry(Cow::Borrowed(block.id.as_str())).or_insert(i);
         }
     }
     let mut ids: Vec<Option<CompactString>> = vec![None; new_flat.len()];
-    let mut claimed: HashSet<&str> = HashSet::new();
+    let mut claimed: HashSet<Cow<'_, str>> = HashSet::new();
     for (j, block) in new_flat.iter().enumerate() {
         let Some(user) = user_id(block) else {
             continue;
         };
-        if claimed.insert(user) {
-            ids[j] = Some(user.into());
-            if let Some(&i) = by_id.get(user) {
+        if claimed.insert(user.clone()) {
+            ids[j] = Some(user.as_ref().into());
+            if let Some(&i) = by_id.get(&user) {
                 matched[j] = Some(i);
                 used[i] = true;
             }
@@ -177,7 +210,7 @@ pub fn carry_ids(old: &[Block], new: &mut [Block]) {
     // Old blocks whose id a new block claims are taken, matched or not.
     for (i, block) in old_flat.iter().enumerate() {
         if claimed.contains(block.id.as_str())
-            || user_id(block).is_some_and(|u| claimed.contains(u))
+            || user_id(block).is_some_and(|u| claimed.contains(&u))
         {
             used[i] = true;
         }
@@ -303,9 +336,21 @@ mod tests {
         );
         let mut new = vec![user, block("", "text", vec![])];
         carry_ids(&old, &mut new);
-        assert_eq!(
-            ids(&new),
-            ["6571a3f0-1111-2222-3333-444455556666", "aaaaaa"]
+        // A UUID is served by its short id.
+        let short = served_id("6571a3f0-1111-2222-3333-444455556666");
+        assert_eq!(short.len(), 7);
+        assert_eq!(ids(&new), [short.as_ref(), "aaaaaa"]);
+    }
+
+    #[test]
+    fn a_uuid_is_served_by_a_short_id_of_its_own_and_any_case_of_it() {
+        let uuid = "63DB4C7F-0B35-4A2B-9C4E-0123456789AB";
+        assert!(is_uuid(uuid) && !is_uuid("6f3a2c") && !is_uuid(&uuid[1..]));
+        assert_eq!(served_id(uuid), served_id(&uuid.to_lowercase()));
+        assert_ne!(
+            served_id(uuid),
+            served_id("63db4c7f-0b35-4a2b-9c4e-0123456789ac")
         );
+        assert_eq!(served_id("6f3a2c"), "6f3a2c");
     }
 }

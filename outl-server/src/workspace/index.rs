@@ -1947,6 +1947,7 @@ mod tests {
             front_matter: None,
             properties,
             body: blocks.into(),
+            ref_uuids: Default::default(),
             updated: 0,
             hash: String::new(),
         }

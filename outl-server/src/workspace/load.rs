@@ -244,6 +244,7 @@ pub fn page_of(file: &str, md: &str, config: &GraphConfig, updated: i64) -> Page
         front_matter: parsed.front_matter,
         properties: parsed.properties,
         body: parsed.blocks.into(),
+        ref_uuids: parsed.ref_uuids,
         updated,
         hash: content_hash(md.as_bytes()),
     }

@@ -190,6 +190,7 @@ pub use date_format::{BadPattern, DateFormat};
 pub use frozen::Frozen;
 use graph::Minting;
 pub use graph::{BlockAt, Graph, Shadowed};
+pub use ids::served_id;
 pub use ids::{carry_ids, new_session};
 pub use index::{Holder, Index, SearchHit, SearchPage};
 pub use load::Skipped;
@@ -576,7 +577,7 @@ impl Workspace {
         let mut fresh = HashSet::new();
         let count = graph.block_count();
         give_fresh_ids(&mut blocks, &mut |block| match ids::user_id(block) {
-            Some(user) => block.id = user.into(),
+            Some(user) => block.id = user.as_ref().into(),
             None => {
                 let id = minter.fresh(count, |id| graph.id_taken(id) || fresh.contains(id));
                 block.id = id.as_str().into();
@@ -608,7 +609,7 @@ impl Workspace {
 
     /// The markdown outl would write for these blocks (ids are never written).
     pub fn render_blocks(&self, blocks: &[Block]) -> String {
-        format::render(None, &Default::default(), blocks)
+        format::render(None, &Default::default(), blocks, &|_| None)
     }
 
     /// The markdown outl would write for this page.
@@ -617,6 +618,7 @@ impl Workspace {
             page.front_matter.as_deref(),
             &page.properties,
             &page.blocks(),
+            &|_| None,
         )
     }
 

@@ -1,5 +1,6 @@
 //! The handler-facing model of a workspace: pages made of blocks, each block with its id.
 
+use super::ids::served_id;
 use chrono::NaiveDate;
 use compact_str::CompactString;
 use serde::Serialize;
@@ -33,6 +34,10 @@ pub struct Page {
     pub properties: Properties,
     #[serde(rename = "blocks")]
     pub body: Blocks,
+    /// The UUIDs the file's `((refs))` name, by the short id the texts hold instead (see
+    /// [`served_id`]); a write puts each back.
+    #[serde(skip)]
+    pub ref_uuids: ThinVec<(CompactString, String)>,
     /// Last change, unix milliseconds: the file's mtime when read from disk, the op's time when
     /// written by outl.
     pub updated: i64,
@@ -93,11 +98,11 @@ pub trait BlockList {
 impl BlockList for [Block] {
     fn find(&self, id: &str) -> Option<(Vec<usize>, &Block)> {
         let mut path = Vec::new();
-        find_in(self, id, &mut path).map(|block| (path, block))
+        find_in(self, &served_id(id), &mut path).map(|block| (path, block))
     }
 
     fn find_mut(&mut self, id: &str) -> Option<&mut Block> {
-        find_in_mut(self, id)
+        find_in_mut(self, &served_id(id))
     }
 
     fn at(&self, path: &[usize]) -> Option<&Block> {

@@ -3,6 +3,7 @@
 //! one or both of these inside [`Workspace::edit`](super::Workspace::edit), which validates and
 //! writes the result.
 
+use super::ids::served_id;
 use thin_vec::ThinVec;
 
 use super::model::{Block, BlockList, Page};
@@ -21,7 +22,7 @@ pub enum Place<'a> {
 impl Page {
     /// Removes the block with this id, with its subtree, and returns it.
     pub fn take_block(&mut self, id: &str) -> Option<Block> {
-        take_from(self.blocks_mut(), id)
+        take_from(self.blocks_mut(), &served_id(id))
     }
 
     /// Puts `block` (with its subtree) at `place`; gives it back when the block `place` names
@@ -39,7 +40,7 @@ impl Page {
                 }
                 None => Err(block),
             },
-            Place::After(sibling) => put_after(self.blocks_mut(), sibling, block),
+            Place::After(sibling) => put_after(self.blocks_mut(), &served_id(sibling), block),
         }
     }
 }
@@ -47,7 +48,10 @@ impl Page {
 impl Block {
     /// Whether `id` is this block's or one of its descendants'.
     pub fn contains(&self, id: &str) -> bool {
-        self.id == id || self.children.iter().any(|child| child.contains(id))
+        fn holds(block: &Block, id: &str) -> bool {
+            block.id == id || block.children.iter().any(|child| holds(child, id))
+        }
+        holds(self, &served_id(id))
     }
 
     /// This block and its descendants.
@@ -111,6 +115,7 @@ mod tests {
                 block("e", vec![]),
             ]
             .into(),
+            ref_uuids: Default::default(),
             updated: 0,
             hash: String::new(),
         }

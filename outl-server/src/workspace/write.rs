@@ -645,6 +645,7 @@ impl Workspace {
             front_matter: None,
             properties,
             body: blocks.into(),
+            ref_uuids: Default::default(),
             updated: 0,
             hash: String::new(),
         })
@@ -788,7 +789,6 @@ impl Workspace {
         Ok(changes)
     }
 
-    /// Validates, logs, writes and indexes one op (steps 3 to 5).
     /// Logs and writes a page that did not exist, and returns it as the graph now holds it.
     fn commit_new_page(
         &self,
@@ -813,6 +813,33 @@ impl Workspace {
             .ok_or_else(|| not_found(&slug))
     }
 
+    /// The UUID of each block served by a short id that the texts of `changes` refer to, or
+    /// that they hold: the UUIDs the pages' files named, the blocks of the op (they may be
+    /// new), then the graph's.
+    fn uuids_of_refs(&self, changes: &[Change]) -> HashMap<String, String> {
+        let mut uuids = HashMap::new();
+        let mut refs = Vec::new();
+        for draft in changes.iter().filter_map(|c| c.after.as_ref()) {
+            collect_uuids_and_refs(&draft.page.blocks(), &mut uuids, &mut refs);
+            // The UUIDs the page's file named, whether their blocks exist or not.
+            for (short, uuid) in &draft.page.ref_uuids {
+                uuids.insert(short.to_string(), uuid.clone());
+            }
+        }
+        let graph = self.graph();
+        for id in refs {
+            if !uuids.contains_key(&id)
+                && let Some(block) = graph.block_alone(&id)
+                && let Some(uuid) = ids::on_disk_uuid(&block, &id)
+            {
+                let uuid = uuid.to_owned();
+                uuids.insert(id, uuid);
+            }
+        }
+        uuids
+    }
+
+    /// Validates, logs, writes and indexes one op (steps 3 to 5).
     fn commit(
         &self,
         w: &mut Writer,
@@ -826,6 +853,10 @@ impl Workspace {
             .filter_map(|c| c.before.as_ref())
             .map(|b| b.page.slug.clone())
             .collect();
+        // A ref to a block whose `id::` is a UUID is written as Logseq resolves it, `((uuid))`:
+        // the blocks of this op first (they may be new), then the graph's.
+        let uuids = self.uuids_of_refs(&changes);
+        let refs_on_disk = |id: &str| uuids.get(id).cloned();
         let mut handed_out = HashSet::new();
         let mut finals: Vec<Option<(Page, String)>> = Vec::with_capacity(changes.len());
         let mut new_slugs = HashSet::new();
@@ -850,6 +881,7 @@ impl Workspace {
                     draft.page.front_matter.as_deref(),
                     &draft.page.properties,
                     &draft.page.blocks(),
+                    &refs_on_disk,
                 ),
             };
             let mut page = load::page_of(&draft.page.file, &md, &self.config, 0);
@@ -1073,6 +1105,24 @@ fn conflict(w: &Writer, op: &Op, version: &PageVersion, why: &str, actual: Optio
         "actual_hash": actual,
         "changed_by": later.map(|later| later.seq),
     }))
+}
+
+/// The blocks of `blocks` (nested ones too) served by the short id of their UUID `id::`, by
+/// that id, and the ids their texts refer to.
+fn collect_uuids_and_refs(
+    blocks: &[Block],
+    uuids: &mut HashMap<String, String>,
+    refs: &mut Vec<String>,
+) {
+    for block in blocks {
+        if let Some(uuid) = ids::on_disk_uuid(block, &block.id) {
+            uuids.insert(block.id.to_string(), uuid.to_owned());
+        }
+        if block.text.contains("((") {
+            refs.extend(outline::block_refs(&block.text));
+        }
+        collect_uuids_and_refs(&block.children, uuids, refs);
+    }
 }
 
 /// A write that would change an org page: outl reads org pages and can delete them (and undo
