@@ -84,7 +84,7 @@ impl<'a> Parser<'a> {
                 } else {
                     // Free text before the first bullet opens a first block of its own.
                     self.starts.push(offset);
-                    self.open.push(OpenBlock::new(0, 0, line));
+                    self.open.push(OpenBlock::titled(0, 0, line));
                 }
             }
         }
@@ -140,6 +140,9 @@ struct OpenBlock<'a> {
     properties: Properties,
     /// Still right under the first line, where `key:: value` lines are properties.
     in_properties: bool,
+    /// Whether the bullet's line began the text; if it held a property instead, the text
+    /// begins with the first line after the properties.
+    titled: bool,
     body: Vec<String>,
     pending_blanks: Vec<&'a str>,
     fence: Option<Fence>,
@@ -147,7 +150,25 @@ struct OpenBlock<'a> {
 }
 
 impl<'a> OpenBlock<'a> {
+    /// A block opened by a bullet whose text is `first_line`.
     fn new(bullet_col: usize, text_col: usize, first_line: &'a str) -> Self {
+        let (_, rest) = split_indent(first_line);
+        match property_line(rest) {
+            // `- id:: …` is how Logseq writes a block whose properties come before any text:
+            // its text is the lines after them.
+            Some((key, value)) => {
+                let mut block = OpenBlock::titled(bullet_col, text_col, "");
+                block.properties.insert(key.to_owned(), value.to_owned());
+                block.titled = false;
+                block
+            }
+            None => OpenBlock::titled(bullet_col, text_col, first_line),
+        }
+    }
+
+    /// A block whose text begins with `first_line` (free text before the first bullet is one,
+    /// even when it reads as a property: a repeated page property).
+    fn titled(bullet_col: usize, text_col: usize, first_line: &'a str) -> Self {
         let (_, rest) = split_indent(first_line);
         OpenBlock {
             bullet_col,
@@ -155,6 +176,7 @@ impl<'a> OpenBlock<'a> {
             first_line: unescape(first_line, LinePlace::First).into_owned(),
             properties: Properties::new(),
             in_properties: true,
+            titled: true,
             body: Vec::new(),
             pending_blanks: Vec::new(),
             fence: Fence::opened_by(rest),
@@ -208,10 +230,13 @@ impl<'a> OpenBlock<'a> {
         // open, so spare capacity would be paid on every block.
         let mut text = self.first_line;
         text.reserve_exact(self.body.iter().map(|line| 1 + line.len()).sum());
-        for line in &self.body {
-            text.push('\n');
+        for (at, line) in self.body.iter().enumerate() {
+            if at > 0 || self.titled {
+                text.push('\n');
+            }
             text.push_str(line);
         }
+        text.shrink_to_fit();
         let mut properties = self.properties;
         properties.shrink_to_fit();
         OutlineNode {

@@ -14,7 +14,8 @@ pub fn serialize(doc: &Document) -> String {
     let properties = normalize_properties(&doc.properties);
     let line_properties = match &doc.front_matter {
         Some(front_matter) => {
-            out.push_str(&written_front_matter(front_matter, &properties));
+            let followed = follows_front_matter(front_matter, &properties, &doc.blocks);
+            out.push_str(&written_front_matter(front_matter, &properties, followed));
             let held = front_matter_properties(front_matter);
             Cow::Owned(
                 properties
@@ -52,10 +53,10 @@ impl Document {
     pub fn normalized(&self) -> Document {
         let properties = normalize_properties(&self.properties);
         Document {
-            front_matter: self
-                .front_matter
-                .as_deref()
-                .map(|front_matter| written_front_matter(front_matter, &properties)),
+            front_matter: self.front_matter.as_deref().map(|front_matter| {
+                let followed = follows_front_matter(front_matter, &properties, &self.blocks);
+                written_front_matter(front_matter, &properties, followed)
+            }),
             properties: properties.into_owned(),
             blocks: normalize_blocks(&self.blocks, 0),
         }
@@ -63,13 +64,24 @@ impl Document {
 }
 
 /// Front matter as [`serialize`] writes it for these page properties: their values, and a line
-/// break after the closing `---`.
-fn written_front_matter(front_matter: &str, properties: &Properties) -> String {
+/// break after the closing `---` when anything follows it.
+fn written_front_matter(front_matter: &str, properties: &Properties, followed: bool) -> String {
     let mut written = rewrite_front_matter(front_matter, properties);
-    if !written.ends_with(['\n', '\r']) {
+    if followed && !written.ends_with(['\n', '\r']) {
         written.push('\n');
     }
     written
+}
+
+/// Whether anything of `doc` is written after its front matter: a property it does not hold,
+/// or a block.
+fn follows_front_matter(
+    front_matter: &str,
+    properties: &Properties,
+    blocks: &[OutlineNode],
+) -> bool {
+    let held = front_matter_properties(front_matter);
+    !blocks.is_empty() || properties.keys().any(|key| !held.contains_key(key))
 }
 
 /// Normalizes blocks at `depth` (0 for top-level blocks).

@@ -128,7 +128,8 @@ impl Fence {
 /// Where a text line sits in its block, which decides what it could be mistaken for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LinePlace {
-    /// The block's first line, written after `- `: only a fence opener is structure there.
+    /// The block's first line, written after `- `: a fence opener or a property is structure
+    /// there.
     First,
     /// A later line. `first` marks the line right after the properties, where a `key:: value`
     /// line would be read as one more property; `in_fence` marks lines inside a code fence,
@@ -143,7 +144,9 @@ pub(crate) enum LinePlace {
 pub(crate) fn is_escapable(rest: &str, place: LinePlace) -> bool {
     let unescaped = rest.trim_start_matches('\\');
     match place {
-        LinePlace::First => Fence::opened_by(unescaped).is_some(),
+        LinePlace::First => {
+            Fence::opened_by(unescaped).is_some() || property_line(unescaped).is_some()
+        }
         LinePlace::Body { first, in_fence } => {
             (first && property_line(unescaped).is_some())
                 || (!in_fence

@@ -716,3 +716,34 @@ fn front_matter_is_page_properties_and_written_back_as_it_was() {
     assert_eq!(doc.properties.get("title").map(String::as_str), Some("A"));
     assert_eq!(doc.blocks[0].text, "title:: B");
 }
+
+#[test]
+fn a_bullet_that_starts_with_a_property_has_its_text_after_the_properties() {
+    // Logseq writes a block whose properties come before any text this way.
+    let md = "- id:: 63b70dc8-1d59-4348-9737-e62b17fdabca\n  collapsed:: true\n  3. Block text\n  more\n- title:: only properties\n";
+    let doc = parse(md);
+    assert_eq!(doc.blocks[0].text, "3. Block text\nmore");
+    assert_eq!(
+        doc.blocks[0].properties.get("id").map(String::as_str),
+        Some("63b70dc8-1d59-4348-9737-e62b17fdabca")
+    );
+    assert_eq!(
+        doc.blocks[0]
+            .properties
+            .get("collapsed")
+            .map(String::as_str),
+        Some("true")
+    );
+    assert_eq!(
+        (doc.blocks[1].text.as_str(), doc.blocks[1].properties.len()),
+        ("", 1)
+    );
+    // A text that starts with what reads as a property is written escaped.
+    let text = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![leaf("k:: v is the text")],
+    };
+    assert_eq!(serialize(&text), "- \\k:: v is the text\n");
+    assert_eq!(parse(&serialize(&text)), text);
+}
