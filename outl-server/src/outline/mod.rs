@@ -40,7 +40,9 @@
 //! - **Before the first bullet**, `key:: value` lines are the page's properties (blank lines
 //!   among them are layout). Free text there, as a page may start with, is not dropped: its
 //!   first line opens a first block at the top level (text column 0), which takes the lines
-//!   that follow just as a bullet's block would, until the first bullet.
+//!   that follow just as a bullet's block would, until the first bullet. A heading at the
+//!   margin there (`## x`) opens a block as well, a child of the nearest such heading of a
+//!   lower level.
 //! - **Escapes**: a text line whose content would otherwise read as structure — a bullet, a
 //!   property right under the first line, a code fence the text never closes — is written
 //!   with a `\` before its first non-blank character. The parser removes one such `\` where,

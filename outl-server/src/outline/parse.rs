@@ -73,6 +73,27 @@ impl<'a> Parser<'a> {
             self.open_block(col, text);
             return;
         }
+        // In a page without bullets, as Logseq's first markdown pages were, a heading at the
+        // margin starts a block, a child of the nearest heading above it of a lower level.
+        if !in_fence
+            && indent.is_empty()
+            && let Some(level) = heading_level(rest)
+            && self.open.iter().all(|block| block.unbulleted.is_some())
+        {
+            while self
+                .open
+                .last()
+                .and_then(|block| block.unbulleted)
+                .is_some_and(|above| above == 0 || above >= level)
+            {
+                self.close_innermost();
+            }
+            self.starts.push(offset);
+            let mut block = OpenBlock::titled(0, 0, line);
+            block.unbulleted = Some(level);
+            self.open.push(block);
+            return;
+        }
         match self.open.last_mut() {
             Some(block) => block.text_line(line, rest),
             None => {
@@ -84,7 +105,9 @@ impl<'a> Parser<'a> {
                 } else {
                     // Free text before the first bullet opens a first block of its own.
                     self.starts.push(offset);
-                    self.open.push(OpenBlock::titled(0, 0, line));
+                    let mut block = OpenBlock::titled(0, 0, line);
+                    block.unbulleted = Some(0);
+                    self.open.push(block);
                 }
             }
         }
@@ -143,6 +166,9 @@ struct OpenBlock<'a> {
     /// Whether the bullet's line began the text; if it held a property instead, the text
     /// begins with the first line after the properties.
     titled: bool,
+    /// For a block no bullet opened: the level of the heading that did, 0 for free text
+    /// before the first bullet or heading.
+    unbulleted: Option<usize>,
     body: Vec<String>,
     pending_blanks: Vec<&'a str>,
     fence: Option<Fence>,
@@ -177,6 +203,7 @@ impl<'a> OpenBlock<'a> {
             properties: Properties::new(),
             in_properties: true,
             titled: true,
+            unbulleted: None,
             body: Vec::new(),
             pending_blanks: Vec::new(),
             fence: Fence::opened_by(rest),
@@ -245,4 +272,12 @@ impl<'a> OpenBlock<'a> {
             children: self.children,
         }
     }
+}
+
+/// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go
+/// deeper than markdown's six levels, and Logseq reads those as headings too.
+fn heading_level(rest: &str) -> Option<usize> {
+    let level = rest.bytes().take_while(|&b| b == b'#').count();
+    let after = &rest[level..];
+    (level > 0 && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(level)
 }

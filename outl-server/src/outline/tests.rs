@@ -747,3 +747,29 @@ fn a_bullet_that_starts_with_a_property_has_its_text_after_the_properties() {
     assert_eq!(serialize(&text), "- \\k:: v is the text\n");
     assert_eq!(parse(&serialize(&text)), text);
 }
+
+#[test]
+fn in_a_page_without_bullets_headings_are_blocks_nested_by_level() {
+    let md = "intro line\n## TODO contact julia\n### TODO read the texts\nbody of it\n\n## DONE the bag\n# Top\n- a bullet\n## not a block here\n";
+    let doc = parse(md);
+    let outline: Vec<(&str, usize)> = doc
+        .blocks
+        .iter()
+        .map(|b| (b.text.as_str(), b.children.len()))
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            ("intro line", 0),
+            ("## TODO contact julia", 1),
+            ("## DONE the bag", 0),
+            ("# Top", 0),
+            ("a bullet\n## not a block here", 0),
+        ]
+    );
+    assert_eq!(
+        doc.blocks[1].children[0].text,
+        "### TODO read the texts\nbody of it"
+    );
+    assert_eq!(parse(&serialize(&doc)), doc);
+}
