@@ -252,3 +252,31 @@ fn uuid_ids_are_served_as_short_ids_and_written_back_as_uuids() {
     assert_eq!(target["outline"][0]["id"], short.as_str());
     again.finish();
 }
+
+#[test]
+fn embeds_are_references_and_render_shows_what_they_embed() {
+    let ws = workspace_with(&[
+        (
+            "pages/target.md",
+            "- the target\n  id:: 6f3a2c\n\t- under it\n",
+        ),
+        ("pages/plan.md", "- step one\n"),
+        (
+            "pages/notes.md",
+            "- {{embed ((6f3a2c))}}\n- {{embed [[Plan]]}}\n- {{embed [[Notes]]}}\n",
+        ),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+    let refs = json_payload(&s.call("outl_block_refs", json!({ "id": "6f3a2c" })));
+    assert_eq!(column(&refs["refs"], "page"), ["notes"]);
+    let back = json_payload(&s.call("outl_page_backlinks", json!({ "slug": "plan" })));
+    assert_eq!(column(&back["backlinks"], "page"), ["notes"]);
+
+    let render = s.call("outl_page_render", json!({ "slug": "notes" }));
+    let md = render["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        md,
+        "- the target\n\t- under it\n- {{embed [[Plan]]}}\n\t- step one\n- {{embed [[Notes]]}}\n\t- {{embed the target}}\n\t- {{embed [[Plan]]}}\n\t- {{embed [[Notes]]}}\n"
+    );
+    s.finish();
+}

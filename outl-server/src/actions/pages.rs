@@ -645,15 +645,64 @@ pub fn preorder_ids(blocks: &[Block]) -> Vec<String> {
 
 /// A block as a reader sees it: references resolved, structural properties left out.
 fn readable_node(graph: &Graph, block: &Block) -> AstNode {
-    AstNode {
+    readable_node_with(graph, block, true)
+}
+
+/// [`readable_node`], showing embeds or not. A block that is an embed (`{{embed ((id))}}`,
+/// `{{embed [[page]]}}`) shows what it embeds, as Logseq does: the block with its children,
+/// or the page's blocks, before its own children. Embeds inside what it shows stay macros, so
+/// a page embedding itself is shown twice, not without end.
+fn readable_node_with(graph: &Graph, block: &Block, embeds: bool) -> AstNode {
+    let mut node = AstNode {
         text: resolve_refs(graph, &block.text, REF_DEPTH),
         properties: content_properties(&block.properties),
-        children: block
+        children: Vec::new(),
+    };
+    match embedded(&block.text).filter(|_| embeds) {
+        Some(Embed::Block(id)) => {
+            if let Some(at) = graph.block(&id) {
+                let shown = readable_node_with(graph, at.block(), false);
+                node.text = shown.text;
+                node.children = shown.children;
+            }
+        }
+        Some(Embed::Page(name)) => {
+            if let Some(page) = graph.resolve(&name) {
+                node.children = page
+                    .blocks()
+                    .iter()
+                    .map(|b| readable_node_with(graph, b, false))
+                    .collect();
+            }
+        }
+        None => {}
+    }
+    node.children.extend(
+        block
             .children
             .iter()
-            .map(|child| readable_node(graph, child))
-            .collect(),
+            .map(|child| readable_node_with(graph, child, embeds)),
+    );
+    node
+}
+
+/// What a block that is only an embed macro embeds.
+enum Embed {
+    Block(String),
+    Page(String),
+}
+
+fn embedded(text: &str) -> Option<Embed> {
+    let inner = text
+        .trim()
+        .strip_prefix("{{embed")?
+        .strip_suffix("}}")?
+        .trim();
+    if let Some(id) = inner.strip_prefix("((").and_then(|i| i.strip_suffix("))")) {
+        return Some(Embed::Block(id.trim().to_owned()));
     }
+    let name = inner.strip_prefix("[[")?.strip_suffix("]]")?;
+    Some(Embed::Page(name.trim().to_owned()))
 }
 
 /// `text` with each `((id))` replaced by the referenced block's text (its own references
