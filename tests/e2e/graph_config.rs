@@ -273,6 +273,9 @@ fn property_values_are_references_as_logseq_counts_them() {
     // A bare name links in a key the config splits at commas; `#x` in a value is a tag.
     let ann = json_payload(&s.call("outl_page_backlinks", json!({ "slug": "ann" })));
     assert_eq!(column(&ann["backlinks"], "text"), ["Dune"]);
+    // A page no file holds, which Logseq lists because a link makes it, has backlinks too.
+    let bob = json_payload(&s.call("outl_page_backlinks", json!({ "slug": "Bob Lee" })));
+    assert_eq!(column(&bob["backlinks"], "text"), ["Dune"]);
     let scifi = json_payload(&s.call("outl_tag_get", json!({ "tag": "scifi" })));
     assert_eq!(column(&scifi["hits"], "text"), ["Dune"]);
     // A key the config ignores links nothing: Book's backlinks are the two `type::` values.

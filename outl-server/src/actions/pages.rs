@@ -456,19 +456,32 @@ pub fn outl_page_append(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritt
 
 /// The blocks that link to a page (by `[[link]]`, `#tag`, `tags::` or one of its
 /// `alias::` names), with each one's page, id and text; a page linking through its own
-/// properties comes as its slug alone, and the page's links to itself are left out. Returns at most `limit` (default 50, max 200) and a `next_cursor` while
-/// more remain.
+/// properties comes as its slug alone, and the page's links to itself are left out. A page
+/// that has no file but is linked has its backlinks too. Returns at most `limit` (default 50,
+/// max 200) and a `next_cursor` while more remain.
 #[tool(title = "Page backlinks", read_only, idempotent, payload = json)]
 pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backlinks, Error> {
     let graph = ws.snapshot();
-    let page = lookup::page(&graph, &args.slug)?;
-    let mut targets = vec![page.slug.clone()];
-    targets.extend(aliases(&page.properties).iter().map(|a| slug(a)));
+    let targets = match lookup::page(&graph, &args.slug) {
+        Ok(page) => {
+            let mut targets = vec![page.slug.clone()];
+            targets.extend(aliases(&page.properties).iter().map(|a| slug(a)));
+            targets
+        }
+        // A page that only links make (Logseq lists it, with no file) has backlinks too.
+        Err(not_found) => {
+            let linked = ws.config().link_slug(&args.slug);
+            if graph.index().backlinks(&linked).is_empty() {
+                return Err(not_found);
+            }
+            vec![linked]
+        }
+    };
     let mut seen = BTreeSet::new();
     let holders = targets
         .iter()
         .flat_map(|target| graph.index().backlinks(target))
-        .filter(|holder| holder.slug != page.slug && seen.insert(holder.clone()));
+        .filter(|holder| holder.slug != targets[0] && seen.insert(holder.clone()));
     let slice =
         paging::slice(holders, args.limit, args.cursor.as_deref())?.map(|h| Hit::of(&graph, &h));
     Ok(Backlinks {
