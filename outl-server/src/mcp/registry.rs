@@ -262,11 +262,11 @@ impl Registry {
 pub struct NoArgs {}
 
 /// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root and
-/// `additionalProperties: false`, subschemas inlined (only a recursive type keeps `$defs`).
-/// The root's `$schema`, `title` and `description` are left out: MCP's default dialect is
-/// 2020-12, the title is the Rust type name, and the type's doc comment is written for Rust
-/// readers while the tool's description already speaks to the model; `$schema` and `title`
-/// alone cost about 75 bytes per tool in every `tools/list`.
+/// `additionalProperties: false`, subschemas inlined (only a recursive type keeps `$defs`),
+/// and only what a model needs to call the tool (see [`lean_schema`]). The root's `$schema`,
+/// `title` and `description` are left out: MCP's default dialect is 2020-12, the title is the
+/// Rust type name, and the type's doc comment is written for Rust readers while the tool's
+/// description already speaks to the model.
 pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
@@ -279,9 +279,92 @@ pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
     };
     map.remove("title");
     map.remove("description");
+    lean_schema(&mut map);
     map.insert("type".into(), Value::from("object"));
     map.insert("additionalProperties".into(), Value::Bool(false));
     map
+}
+
+/// Leaves out of a schema, and of every subschema in it, what schemars writes for Rust rather
+/// than for a caller, since `tools/list` is paid for in tokens at the start of every session:
+///
+/// - `null` as a type, an `enum` value or an `anyOf`/`oneOf` branch, which is how schemars
+///   writes an `Option`: an optional argument is one that `required` does not list, and
+///   decoding takes an explicit `null` for it as left out (see `args`);
+/// - `format` (`uint32`, `int64`, ...), the Rust width of a number, and the `minimum: 0` an
+///   unsigned format implies: decoding refuses a negative or an overflowing number anyway,
+///   naming the argument;
+/// - the line breaks of wrapped doc comments, which become spaces (a blank line stays a
+///   paragraph break).
+fn lean_schema(schema: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|ty| *ty != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            schema.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = schema.get_mut("enum") {
+        values.retain(|value| !value.is_null());
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = schema.get_mut(keyword) else {
+            continue;
+        };
+        branches.retain(|branch| branch.get("type").is_none_or(|ty| *ty != "null"));
+        if let [Value::Object(_)] = branches.as_slice()
+            && let Some(Value::Array(mut branches)) = schema.remove(keyword)
+            && let Some(Value::Object(only)) = branches.pop()
+        {
+            for (key, value) in only {
+                schema.entry(key).or_insert(value);
+            }
+        }
+    }
+    if let Some(Value::String(format)) = schema.remove("format")
+        && format.starts_with("uint")
+        && schema.get("minimum").and_then(Value::as_u64) == Some(0)
+    {
+        schema.remove("minimum");
+    }
+    if let Some(Value::String(description)) = schema.get_mut("description") {
+        *description = unwrapped(description);
+    }
+    for keyword in ["properties", "$defs"] {
+        if let Some(Value::Object(subschemas)) = schema.get_mut(keyword) {
+            subschemas.values_mut().for_each(lean_subschema);
+        }
+    }
+    for keyword in ["items", "additionalProperties"] {
+        if let Some(subschema) = schema.get_mut(keyword) {
+            lean_subschema(subschema);
+        }
+    }
+    for keyword in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(subschemas)) = schema.get_mut(keyword) {
+            subschemas.iter_mut().for_each(lean_subschema);
+        }
+    }
+}
+
+fn lean_subschema(schema: &mut Value) {
+    if let Value::Object(schema) = schema {
+        lean_schema(schema);
+    }
+}
+
+/// A doc comment's text with its wrapped lines joined by spaces, paragraphs kept.
+fn unwrapped(text: &str) -> String {
+    text.split("\n\n")
+        .map(|paragraph| {
+            paragraph
+                .split('\n')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// The cached `inputSchema` of a tool; `#[tool]` gives each tool its own cell.
@@ -301,4 +384,72 @@ fn not_json(tool: &str, e: impl std::fmt::Display) -> Error {
         ErrorCode::Internal,
         format!("{tool}: the handler's output is not JSON: {e}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[allow(dead_code)] // only its schema is read
+    struct Args {
+        /// A description wrapped
+        /// over two lines.
+        ///
+        /// A second paragraph.
+        name: String,
+        #[schemars(range(min = 1))]
+        limit: Option<u32>,
+        seq: Option<u64>,
+        kind: Option<Kind>,
+        /// How: its own words win over those of its type.
+        mode: Option<Mode>,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Kind {
+        Page,
+        Journal,
+    }
+
+    /// Variants with doc comments, which schemars writes as `oneOf` branches, in an `anyOf`
+    /// with `null` when optional.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Mode {
+        /// Make it.
+        Create,
+        /// Add to it.
+        Append,
+    }
+
+    #[test]
+    fn input_schemas_say_what_a_caller_needs_and_no_more() {
+        let schema = Value::Object(input_schema_for::<Args>());
+        let expected = json!({
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "description": "A description wrapped over two lines.\n\nA second paragraph."
+                },
+                "limit": {"type": "integer", "minimum": 1},
+                "seq": {"type": "integer"},
+                "kind": {"type": "string", "enum": ["page", "journal"]},
+                "mode": {
+                    "description": "How: its own words win over those of its type.",
+                    "oneOf": [
+                        {"type": "string", "const": "create", "description": "Make it."},
+                        {"type": "string", "const": "append", "description": "Add to it."}
+                    ]
+                }
+            },
+            "required": ["name"]
+        });
+        assert_eq!(schema, expected, "{schema:#}");
+    }
 }
