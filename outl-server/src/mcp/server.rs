@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
 use crate::mcp::payload::{tool_error_payload, tool_success_payload};
-use crate::mcp::registry::{Registry, ToolEntry};
+use crate::mcp::registry::{Annotations, Registry, ToolEntry};
 use crate::workspace::{Session, Workspace, new_session};
 use crate::{Error, ErrorCode};
 
@@ -200,18 +200,33 @@ pub fn tool_definitions(registry: &Registry) -> Vec<Tool> {
 
 fn tool_definition(tool: &ToolEntry) -> Tool {
     let spec = &tool.spec;
-    let annotations = ToolAnnotations::new()
-        .read_only(spec.annotations.read_only)
-        .destructive(spec.annotations.destructive)
-        .idempotent(spec.annotations.idempotent)
-        .open_world(false);
     Tool::new(
         spec.name,
         spec.description,
         Arc::new(tool.input_schema().clone()),
     )
     .with_title(spec.title)
-    .with_annotations(annotations)
+    .with_annotations(hints(spec.annotations))
+}
+
+/// A tool's annotations as `tools/list` sends them: only the hints that differ from MCP's
+/// defaults (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
+/// `openWorldHint` true), and neither `destructiveHint` nor `idempotentHint` on a read-only
+/// tool, for which the spec gives them no meaning. `openWorldHint: false` is always sent: outl
+/// touches only its workspace.
+fn hints(annotations: Annotations) -> ToolAnnotations {
+    let mut hints = ToolAnnotations::new().open_world(false);
+    if annotations.read_only {
+        hints = hints.read_only(true);
+    } else {
+        if !annotations.destructive {
+            hints = hints.destructive(false);
+        }
+        if annotations.idempotent {
+            hints = hints.idempotent(true);
+        }
+    }
+    hints
 }
 
 impl ServerHandler for OutlServer {
@@ -267,7 +282,7 @@ mod tests {
 
     use super::*;
     use crate::actions::REGISTRY;
-    use crate::mcp::registry::{Annotations, NoArgs, Payload, Tool as RegisteredTool, ToolSpec};
+    use crate::mcp::registry::{NoArgs, Payload, Tool as RegisteredTool, ToolSpec};
 
     #[test]
     fn no_tool_declares_an_output_schema() {
@@ -285,6 +300,38 @@ mod tests {
             assert_eq!(tool["annotations"]["openWorldHint"], false);
             assert_eq!(tool["inputSchema"]["type"], "object");
         }
+    }
+
+    #[test]
+    fn hints_say_only_what_differs_from_the_spec_defaults() {
+        let hints_of = |read_only, destructive, idempotent| {
+            serde_json::to_value(hints(Annotations {
+                read_only,
+                destructive,
+                idempotent,
+            }))
+            .expect("annotations serialize")
+        };
+        // destructiveHint and idempotentHint mean nothing for a read-only tool.
+        let read_only = json!({"readOnlyHint": true, "openWorldHint": false});
+        assert_eq!(hints_of(true, false, true), read_only);
+        assert_eq!(hints_of(true, false, false), read_only);
+        assert_eq!(
+            hints_of(false, true, false),
+            json!({"openWorldHint": false})
+        );
+        assert_eq!(
+            hints_of(false, true, true),
+            json!({"idempotentHint": true, "openWorldHint": false})
+        );
+        assert_eq!(
+            hints_of(false, false, false),
+            json!({"destructiveHint": false, "openWorldHint": false})
+        );
+        assert_eq!(
+            hints_of(false, false, true),
+            json!({"destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        );
     }
 
     /// A tool whose handler panics on every call.
