@@ -152,10 +152,11 @@ class Scenario {
       assert(tool.description, `${tool.name} has no description`);
       assert(tool.inputSchema?.type === 'object', `${tool.name} inputSchema is not an object`);
       const hints = tool.annotations ?? {};
-      for (const hint of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint']) {
-        assert(typeof hints[hint] === 'boolean', `${tool.name} lacks ${hint}`);
-      }
+      assert(JSON.stringify(hints) === JSON.stringify(this.expected.annotations[tool.name]),
+        `${tool.name} annotations ${JSON.stringify(hints)}, \`outl tools\` has ${JSON.stringify(this.expected.annotations[tool.name])}`);
       assert(hints.openWorldHint === false, `${tool.name} claims an open world`);
+      assert(!hints.readOnlyHint || !('destructiveHint' in hints || 'idempotentHint' in hints),
+        `${tool.name} is read-only and still sends destructiveHint or idempotentHint`);
     }
   }
 
@@ -311,6 +312,7 @@ function withTimeout(promise, ms, what) {
 const registry = JSON.parse(execFileSync(options.outl, ['tools'], { encoding: 'utf8' }));
 const expected = {
   toolNames: registry.tools.map((tool) => tool.name),
+  annotations: Object.fromEntries(registry.tools.map((tool) => [tool.name, tool.annotations])),
   outlVersion: execFileSync(options.outl, ['--version'], { encoding: 'utf8' }).trim().split(/\s+/).pop(),
 };
 

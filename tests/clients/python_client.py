@@ -82,6 +82,7 @@ class Expected:
     """What the checks compare against, read from the binary rather than written down."""
 
     tool_names: list[str]
+    annotations: dict[str, dict[str, Any]]
     outl_version: str
 
 
@@ -198,11 +199,15 @@ class Scenario:
             assert tool.title, f"{tool.name} has no title"
             assert tool.description, f"{tool.name} has no description"
             assert tool.input_schema.get("type") == "object", f"{tool.name} inputSchema is not an object"
-            hints = tool.annotations
-            assert hints is not None, f"{tool.name} has no annotations"
-            for hint in ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"):
-                assert isinstance(getattr(hints, hint), bool), f"{tool.name} lacks {hint}"
-            assert hints.open_world_hint is False, f"{tool.name} claims an open world"
+            assert tool.annotations is not None, f"{tool.name} has no annotations"
+            hints = tool.annotations.model_dump(by_alias=True, exclude_none=True)
+            assert hints == self.expected.annotations[tool.name], (
+                f"{tool.name} annotations {hints}, `outl tools` has {self.expected.annotations[tool.name]}"
+            )
+            assert hints.get("openWorldHint") is False, f"{tool.name} claims an open world"
+            assert not hints.get("readOnlyHint") or not {"destructiveHint", "idempotentHint"} & hints.keys(), (
+                f"{tool.name} is read-only and still sends destructiveHint or idempotentHint"
+            )
 
     async def reads_page(self) -> dict[str, Any]:
         result = await self.session.call_tool("outl_page_get", {"slug": PAGE_SLUG})
@@ -336,6 +341,7 @@ async def run_all(outl: str, demo: Path, checks: Checks) -> None:
     version = subprocess.run([outl, "--version"], check=True, capture_output=True, text=True).stdout
     expected = Expected(
         tool_names=[tool["name"] for tool in registry["tools"]],
+        annotations={tool["name"]: tool["annotations"] for tool in registry["tools"]},
         outl_version=version.split()[-1],
     )
     connections = [

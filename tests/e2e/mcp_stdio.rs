@@ -36,8 +36,16 @@ fn initialize_lists_tools_and_calls_one() {
     assert!(info["title"].is_string());
     assert!(info["description"].is_string());
     assert_eq!(info["inputSchema"]["type"], "object");
-    assert_eq!(info["annotations"]["readOnlyHint"], true);
-    assert_eq!(info["annotations"]["openWorldHint"], false);
+    // Only the hints that differ from the spec's defaults, and none that a read cannot mean.
+    assert_eq!(
+        info["annotations"],
+        json!({"readOnlyHint": true, "openWorldHint": false})
+    );
+    let undo = tools
+        .iter()
+        .find(|t| t["name"] == "outl_undo")
+        .expect("outl_undo is listed");
+    assert_eq!(undo["annotations"], json!({"openWorldHint": false}));
     for tool in tools {
         assert!(
             tool.get("outputSchema").is_none(),

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::slices::{self, Cut, Visit, Window};
 use crate::mcp::payload::{self, Shape};
 use crate::outline::{self, MAX_DEPTH, Properties, Syntax, TaskMarker, Token};
-use crate::workspace::{Block, GraphConfig, Page, PageKind, Workspace};
+use crate::workspace::{Block, GraphConfig, Page, Workspace};
 use crate::{Error, ErrorCode};
 
 /// Properties that are structure rather than content: `collapsed` becomes the node's flag,
@@ -20,9 +20,9 @@ const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 
 /// One block of a page as handlers return it. It serializes with `tokens`, `text` tokenized
 /// for renderers (their sources, joined, are `text`), between `properties` and `children`. On
-/// the MCP wire `tokens` is always pruned, and `todo: null`, `collapsed: false` and empty
-/// `properties` are pruned as noise (`mcp::payload`), so a node serialized for the wire
-/// neither computes nor writes them; `outl call` shows every field.
+/// the MCP wire `tokens` is always pruned, and `todo: null`, `collapsed: false`, empty
+/// `properties` and a leaf's empty `children` are pruned as noise (`mcp::payload`), so a node
+/// serialized for the wire neither computes nor writes them; `outl call` shows every field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutlineNode {
     /// The block id: what every block-targeting tool takes.
@@ -94,6 +94,7 @@ impl Serialize for OutlineNode {
             self.properties.is_empty(),
             Shape::EmptyCollection,
         );
+        let children = sent("children", self.children.is_empty(), Shape::EmptyCollection);
         // Pruned whatever they hold.
         let tokens = (!payload::node_leaves_out("tokens", Shape::Other)).then(|| self.tokens());
         let omitted = self.children_omitted != 0;
@@ -103,9 +104,10 @@ impl Serialize for OutlineNode {
             collapsed,
             properties,
             tokens.is_some(),
+            children,
             omitted,
         ];
-        let len = 3 + fields.iter().filter(|&&field| field).count();
+        let len = 2 + fields.iter().filter(|&&field| field).count();
         let mut node = serializer.serialize_struct("OutlineNode", len)?;
         node.serialize_field("id", &self.id)?;
         if let Some(parent) = &self.parent {
@@ -124,7 +126,9 @@ impl Serialize for OutlineNode {
         if let Some(tokens) = &tokens {
             node.serialize_field("tokens", tokens)?;
         }
-        node.serialize_field("children", &self.children)?;
+        if children {
+            node.serialize_field("children", &self.children)?;
+        }
         if omitted {
             node.serialize_field("children_omitted", &self.children_omitted)?;
         }
@@ -177,24 +181,9 @@ pub fn content_properties(properties: &Properties) -> Properties {
         .collect()
 }
 
-/// Whether a page is an ordinary page or a journal day.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Page,
-    Journal,
-}
-
-impl Kind {
-    pub fn of(page: &Page) -> Kind {
-        match page.kind {
-            PageKind::Page => Kind::Page,
-            PageKind::Journal { .. } => Kind::Journal,
-        }
-    }
-}
-
-/// What a page is, apart from its blocks.
+/// What a page is, apart from its blocks: what a reader needs to act on it. Its file and last
+/// change are not needed for that, and were most of a short page's reply besides its blocks;
+/// they come with each page of `outl_page_list` when it is asked for `details`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PageMeta {
     /// The name as written (`title::` when the page has one). Left out for a journal day,
@@ -202,19 +191,17 @@ pub struct PageMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// A journal day's title in the graph's format (`Nov 30th, 2026`), which links to the day
-    /// may use as well as its date.
+    /// may use as well as its date. A page has a `name` or a `title`, never both, and so says
+    /// whether it is a journal day.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    pub kind: Kind,
-    /// The page file, relative to the workspace.
-    pub file: String,
     /// `org` for an org page (read only); left out for markdown, the default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<Syntax>,
-    /// Page properties: the `key:: value` lines before the first bullet.
+    /// Page properties: the `key:: value` lines before the first bullet; left out when there
+    /// are none.
+    #[serde(skip_serializing_if = "Properties::is_empty")]
     pub properties: Properties,
-    /// Last change, RFC 3339 in UTC.
-    pub updated: String,
 }
 
 impl PageMeta {
@@ -222,11 +209,8 @@ impl PageMeta {
         PageMeta {
             name: page.date().is_none().then(|| page.name.clone()),
             title: page.date().map(|date| config.journal_title_of(date)),
-            kind: Kind::of(page),
-            file: page.file.clone(),
             format: Some(Syntax::of_file(&page.file)).filter(|s| *s == Syntax::Org),
             properties: page.properties.clone(),
-            updated: timestamp(page.updated),
         }
     }
 }

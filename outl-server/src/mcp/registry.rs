@@ -261,12 +261,12 @@ impl Registry {
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-/// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root and
-/// `additionalProperties: false`, subschemas inlined (only a recursive type keeps `$defs`).
-/// The root's `$schema`, `title` and `description` are left out: MCP's default dialect is
-/// 2020-12, the title is the Rust type name, and the type's doc comment is written for Rust
-/// readers while the tool's description already speaks to the model; `$schema` and `title`
-/// alone cost about 75 bytes per tool in every `tools/list`.
+/// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root, subschemas
+/// inlined (only a recursive type keeps `$defs`), and only what a model needs to call the tool
+/// (see [`lean_schema`]). The root's `$schema`,
+/// `title` and `description` are left out: MCP's default dialect is 2020-12, the title is the
+/// Rust type name, and the type's doc comment is written for Rust readers while the tool's
+/// description already speaks to the model.
 pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
@@ -279,9 +279,97 @@ pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
     };
     map.remove("title");
     map.remove("description");
+    lean_schema(&mut map);
     map.insert("type".into(), Value::from("object"));
-    map.insert("additionalProperties".into(), Value::Bool(false));
     map
+}
+
+/// Leaves out of a schema, and of every subschema in it, what schemars writes for Rust rather
+/// than for a caller, since `tools/list` is paid for in tokens at the start of every session:
+///
+/// - `null` as a type, an `enum` value or an `anyOf`/`oneOf` branch, which is how schemars
+///   writes an `Option`: an optional argument is one that `required` does not list, and
+///   decoding takes an explicit `null` for it as left out (see `args`);
+/// - a number's `format` (`uint32`, `int64`, ...), its Rust width: decoding refuses a number
+///   too large for it anyway, naming the argument (an unsigned number keeps its `minimum: 0`,
+///   so that a negative one is reported with the other problems of the call);
+/// - `additionalProperties: false`: decoding refuses a property the schema does not list
+///   whatever the schema says (see `args`), and saying so in every tool's schema cost about
+///   200 tokens, a twentieth of what `tools/list` may take;
+/// - the line breaks of wrapped doc comments, which become spaces (a blank line stays a
+///   paragraph break).
+fn lean_schema(schema: &mut Map<String, Value>) {
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        schema.remove("additionalProperties");
+    }
+    if let Some(Value::Array(types)) = schema.get_mut("type") {
+        types.retain(|ty| *ty != "null");
+        if let [only] = types.as_slice() {
+            let only = only.clone();
+            schema.insert("type".into(), only);
+        }
+    }
+    if let Some(Value::Array(values)) = schema.get_mut("enum") {
+        values.retain(|value| !value.is_null());
+    }
+    for keyword in ["anyOf", "oneOf"] {
+        let Some(Value::Array(branches)) = schema.get_mut(keyword) else {
+            continue;
+        };
+        branches.retain(|branch| branch.get("type").is_none_or(|ty| *ty != "null"));
+        if let [Value::Object(_)] = branches.as_slice()
+            && let Some(Value::Array(mut branches)) = schema.remove(keyword)
+            && let Some(Value::Object(only)) = branches.pop()
+        {
+            for (key, value) in only {
+                schema.entry(key).or_insert(value);
+            }
+        }
+    }
+    if schema
+        .get("type")
+        .is_some_and(|ty| *ty == "integer" || *ty == "number")
+    {
+        schema.remove("format");
+    }
+    if let Some(Value::String(description)) = schema.get_mut("description") {
+        *description = unwrapped(description);
+    }
+    for keyword in ["properties", "$defs"] {
+        if let Some(Value::Object(subschemas)) = schema.get_mut(keyword) {
+            subschemas.values_mut().for_each(lean_subschema);
+        }
+    }
+    for keyword in ["items", "additionalProperties"] {
+        if let Some(subschema) = schema.get_mut(keyword) {
+            lean_subschema(subschema);
+        }
+    }
+    for keyword in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(subschemas)) = schema.get_mut(keyword) {
+            subschemas.iter_mut().for_each(lean_subschema);
+        }
+    }
+}
+
+fn lean_subschema(schema: &mut Value) {
+    if let Value::Object(schema) = schema {
+        lean_schema(schema);
+    }
+}
+
+/// A doc comment's text with its wrapped lines joined by spaces, paragraphs kept.
+fn unwrapped(text: &str) -> String {
+    text.split("\n\n")
+        .map(|paragraph| {
+            paragraph
+                .split('\n')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// The cached `inputSchema` of a tool; `#[tool]` gives each tool its own cell.
@@ -301,4 +389,72 @@ fn not_json(tool: &str, e: impl std::fmt::Display) -> Error {
         ErrorCode::Internal,
         format!("{tool}: the handler's output is not JSON: {e}"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)] // only its schema is read
+    struct Args {
+        /// A description wrapped
+        /// over two lines.
+        ///
+        /// A second paragraph.
+        name: String,
+        #[schemars(range(min = 1))]
+        limit: Option<u32>,
+        seq: Option<u64>,
+        kind: Option<Kind>,
+        /// How: its own words win over those of its type.
+        mode: Option<Mode>,
+    }
+
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Kind {
+        Page,
+        Journal,
+    }
+
+    /// Variants with doc comments, which schemars writes as `oneOf` branches, in an `anyOf`
+    /// with `null` when optional.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    enum Mode {
+        /// Make it.
+        Create,
+        /// Add to it.
+        Append,
+    }
+
+    #[test]
+    fn input_schemas_say_what_a_caller_needs_and_no_more() {
+        let schema = Value::Object(input_schema_for::<Args>());
+        let expected = json!({
+            "type": "object",
+            "properties": {
+                "name": {
+                    "type": "string",
+                    "description": "A description wrapped over two lines.\n\nA second paragraph."
+                },
+                "limit": {"type": "integer", "minimum": 1},
+                "seq": {"type": "integer", "minimum": 0},
+                "kind": {"type": "string", "enum": ["page", "journal"]},
+                "mode": {
+                    "description": "How: its own words win over those of its type.",
+                    "oneOf": [
+                        {"type": "string", "const": "create", "description": "Make it."},
+                        {"type": "string", "const": "append", "description": "Add to it."}
+                    ]
+                }
+            },
+            "required": ["name"]
+        });
+        assert_eq!(schema, expected, "{schema:#}");
+    }
 }

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
 use crate::mcp::payload::{tool_error_payload, tool_success_payload};
-use crate::mcp::registry::{Registry, ToolEntry};
+use crate::mcp::registry::{Annotations, Registry, ToolEntry};
 use crate::workspace::{Session, Workspace, new_session};
 use crate::{Error, ErrorCode};
 
@@ -36,19 +36,40 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2026_07_28,
 ];
 
-/// What a model is told once, at `initialize`, about using these tools well.
-pub const INSTRUCTIONS: &str = "outl serves one outliner workspace: markdown pages of nested \
-blocks, plus one journal page per day. Blocks are addressed by short ids; you get them from the \
-`outline` of a page, journal or block-tree read (outl_page_get, outl_daily_today, outl_daily_get, \
-outl_block_tree), never from markdown, and every block write needs one. Render and export tools \
-return plain markdown for reading. A reply holds about 10,000 tokens at most (`budget` raises that \
-to 50,000); one cut short says so with `next_cursor` and `remaining`: pass it back as `cursor` to \
-read on. Lists take `limit` (items); page, block-tree, journal, render and export reads take \
-`limit` (blocks, in document order across levels), page and block-tree reads `depth`. A block \
-whose parent came in an earlier slice names its `parent`; cut markdown is followed by a second \
-text holding the cursor. A failed call returns isError with structuredContent.error {code, \
-message, data}; data says what to do next, for instance the command that reconciles a page \
-edited outside outl.";
+/// What a model is told once, at `initialize`: what every tool shares, said here once rather
+/// than in each tool's description (docs/tools.md quotes it).
+pub const INSTRUCTIONS: &str = "\
+outl serves one outliner workspace: markdown pages of nested blocks, and a journal page per day.
+
+Pages: a page argument takes the page's name, its slug (the name lowercased) or an alias \
+(`alias::`), in any case; a journal day also by its date (2026-11-30) or its title \
+(Nov 30th, 2026). Blocks: block tools take a block's short id, found in the `outline` of \
+outl_page_get, outl_daily_today, outl_daily_get and outl_block_tree and in search and list \
+hits, never in markdown.
+
+Markdown to write: `- ` bullets, a tab per level; `key:: value` lines under a bullet are its \
+properties, before the first bullet the page's; a block starting with TODO, DOING, DONE, \
+LATER, NOW, WAITING or CANCELED is a task.
+
+Slices: a list returns `limit` items (50 if left out, 200 at most) with `total`, and \
+`next_cursor` while more remain: pass it as `cursor` for the next ones. A read of a page, \
+block tree, journal day, render or export returns its blocks in document order: `limit` of \
+them if asked, `depth` levels deep for page and block-tree reads (a node whose children were \
+left out says how many in `children_omitted`), and no more than its reply holds, about 10,000 \
+tokens or `budget` (up to 50,000). A read cut short carries `next_cursor` and `remaining` \
+(after markdown, in a second text), and a block whose parent came in an earlier slice names \
+its `parent`.
+
+Undo: every write is an op of outl_log and can be undone. outl_undo reverts this session's \
+newest write, never another client's; outl_undo {\"op\": seq} undoes any op of the log unless \
+a later op changed its pages (CONFLICT names that op); outl_redo redoes this session's newest \
+undo.
+
+Errors: a failed call returns isError and structuredContent.error {code, message, data}, data \
+saying what to do next: PAGE_NOT_FOUND suggests pages, INVALID_ARGUMENTS lists each problem, \
+and a page edited outside outl refuses writes (PAGE_MARKDOWN_AHEAD_OF_LOG) until \
+outl_page_reconcile adopts it. A string argument holds 1,000 characters unless its schema \
+says more.";
 
 /// The workspace a server serves: opening, open, or failed to open. Cheap to clone; every
 /// clone (every session of Streamable HTTP) shares the one opening.
@@ -200,18 +221,33 @@ pub fn tool_definitions(registry: &Registry) -> Vec<Tool> {
 
 fn tool_definition(tool: &ToolEntry) -> Tool {
     let spec = &tool.spec;
-    let annotations = ToolAnnotations::new()
-        .read_only(spec.annotations.read_only)
-        .destructive(spec.annotations.destructive)
-        .idempotent(spec.annotations.idempotent)
-        .open_world(false);
     Tool::new(
         spec.name,
         spec.description,
         Arc::new(tool.input_schema().clone()),
     )
     .with_title(spec.title)
-    .with_annotations(annotations)
+    .with_annotations(hints(spec.annotations))
+}
+
+/// A tool's annotations as `tools/list` sends them: only the hints that differ from MCP's
+/// defaults (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
+/// `openWorldHint` true), and neither `destructiveHint` nor `idempotentHint` on a read-only
+/// tool, for which the spec gives them no meaning. `openWorldHint: false` is always sent: outl
+/// touches only its workspace.
+fn hints(annotations: Annotations) -> ToolAnnotations {
+    let mut hints = ToolAnnotations::new().open_world(false);
+    if annotations.read_only {
+        hints = hints.read_only(true);
+    } else {
+        if !annotations.destructive {
+            hints = hints.destructive(false);
+        }
+        if annotations.idempotent {
+            hints = hints.idempotent(true);
+        }
+    }
+    hints
 }
 
 impl ServerHandler for OutlServer {
@@ -267,7 +303,7 @@ mod tests {
 
     use super::*;
     use crate::actions::REGISTRY;
-    use crate::mcp::registry::{Annotations, NoArgs, Payload, Tool as RegisteredTool, ToolSpec};
+    use crate::mcp::registry::{NoArgs, Payload, Tool as RegisteredTool, ToolSpec};
 
     #[test]
     fn no_tool_declares_an_output_schema() {
@@ -285,6 +321,68 @@ mod tests {
             assert_eq!(tool["annotations"]["openWorldHint"], false);
             assert_eq!(tool["inputSchema"]["type"], "object");
         }
+    }
+
+    /// `1,000` for 1000: how the instructions write a number.
+    fn grouped(n: usize) -> String {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(digit);
+        }
+        out
+    }
+
+    #[test]
+    fn the_instructions_state_the_limits_the_code_applies() {
+        use crate::actions::paging::{DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT};
+        use crate::mcp::registry::MAX_STRING_CHARS;
+        for stated in [
+            format!("`limit` items ({DEFAULT_LIMIT} if left out, {MAX_LIMIT} at most)"),
+            format!("about {} tokens", grouped(DEFAULT_BUDGET as usize)),
+            format!("(up to {})", grouped(MAX_BUDGET as usize)),
+            format!("holds {} characters", grouped(MAX_STRING_CHARS)),
+        ] {
+            assert!(
+                INSTRUCTIONS.contains(&stated),
+                "the instructions do not say {stated:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn hints_say_only_what_differs_from_the_spec_defaults() {
+        let hints_of = |read_only, destructive, idempotent| {
+            serde_json::to_value(hints(Annotations {
+                read_only,
+                destructive,
+                idempotent,
+            }))
+            .expect("annotations serialize")
+        };
+        // destructiveHint and idempotentHint mean nothing for a read-only tool.
+        let read_only = json!({"readOnlyHint": true, "openWorldHint": false});
+        assert_eq!(hints_of(true, false, true), read_only);
+        assert_eq!(hints_of(true, false, false), read_only);
+        assert_eq!(
+            hints_of(false, true, false),
+            json!({"openWorldHint": false})
+        );
+        assert_eq!(
+            hints_of(false, true, true),
+            json!({"idempotentHint": true, "openWorldHint": false})
+        );
+        assert_eq!(
+            hints_of(false, false, false),
+            json!({"destructiveHint": false, "openWorldHint": false})
+        );
+        assert_eq!(
+            hints_of(false, false, true),
+            json!({"destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        );
     }
 
     /// A tool whose handler panics on every call.

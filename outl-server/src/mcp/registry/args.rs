@@ -93,7 +93,8 @@ fn push_token(pointer: &mut String, token: &str) {
 
 /// The subset of JSON Schema that schemars emits for Rust types: `type`, `enum`, `const`,
 /// object and array keywords, numeric and length bounds, `anyOf`/`oneOf`/`allOf` and local
-/// `$ref`s. `format` and `pattern` are left to serde, whose error carries the path.
+/// `$ref`s. `format` and `pattern` are left to serde, whose error carries the path. An object
+/// takes no property its schema does not list unless `additionalProperties` allows it.
 struct Schema<'a> {
     root: &'a Map<String, Value>,
 }
@@ -260,25 +261,38 @@ impl Schema<'_> {
             .get("properties")
             .and_then(Value::as_object)
             .unwrap_or(&empty);
-        if let Some(Value::Array(required)) = schema.get("required") {
-            for name in required.iter().filter_map(Value::as_str) {
-                if !object.contains_key(name) {
-                    let len = at.len();
-                    push_token(at, name);
-                    out.push(Problem {
-                        pointer: at.clone(),
-                        message: "missing required property".into(),
-                    });
-                    at.truncate(len);
-                }
+        let required: Vec<&str> = match schema.get("required") {
+            Some(Value::Array(required)) => required.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        for &name in &required {
+            if !object.contains_key(name) {
+                let len = at.len();
+                push_token(at, name);
+                out.push(Problem {
+                    pointer: at.clone(),
+                    message: "missing required property".into(),
+                });
+                at.truncate(len);
             }
         }
         for (name, value) in object {
             let len = at.len();
             push_token(at, name);
             match (properties.get(name), schema.get("additionalProperties")) {
+                // An optional argument sent as `null` is one left out: the schema does not say
+                // `null` (see `lean_schema`), and serde decodes it as `None`, or refuses it with
+                // its path where the field has no null.
+                (Some(_), _) if value.is_null() && !required.contains(&name.as_str()) => {}
                 (Some(sub), _) => self.validate_value(sub, value, at, out),
-                (None, Some(Value::Bool(false))) => out.push(Problem {
+                (None, Some(Value::Bool(true))) => {}
+                (None, Some(extra @ Value::Object(_))) => {
+                    self.validate_value(extra, value, at, out)
+                }
+                // Closed unless the schema says otherwise: every argument type refuses unknown
+                // fields, and its schema leaves `additionalProperties: false` unsaid (see
+                // `lean_schema`).
+                (None, _) => out.push(Problem {
                     pointer: at.clone(),
                     message: if properties.is_empty() {
                         "unknown property: this tool takes no arguments".into()
@@ -289,8 +303,6 @@ impl Schema<'_> {
                         )
                     },
                 }),
-                (None, Some(extra)) => self.validate_value(extra, value, at, out),
-                (None, None) => {}
             }
             at.truncate(len);
         }
@@ -492,7 +504,8 @@ mod tests {
     use super::*;
 
     #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
-    #[allow(dead_code)] // decoded to be refused
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)] // `name` is decoded to be refused
     struct Args {
         name: String,
         #[schemars(length(max = 5))]
@@ -504,6 +517,28 @@ mod tests {
         let error = decode_args::<Args>(&schema, args).expect_err("refused");
         let data = error.data.expect("data");
         data["problems"].as_array().expect("problems").clone()
+    }
+
+    #[test]
+    fn an_optional_argument_sent_as_null_is_one_left_out() {
+        let schema = crate::mcp::registry::input_schema_for::<Args>();
+        assert_eq!(schema["properties"]["text"]["type"], "string");
+        let decoded: Args =
+            decode_args(&schema, json!({"name": "n", "text": null})).expect("null is absent");
+        assert_eq!(decoded.text, None);
+        // A required argument has no null to stand for it.
+        let found = problems(json!({"name": null}));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0]["pointer"], "/name");
+        // Nor does an unknown one, which is refused though the schema does not say so.
+        assert!(!schema.contains_key("additionalProperties"));
+        let found = problems(json!({"name": "n", "other": null}));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0]["pointer"], "/other");
+        assert_eq!(
+            found[0]["message"],
+            "unknown property; the properties are name, text"
+        );
     }
 
     #[test]
