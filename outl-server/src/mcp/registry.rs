@@ -261,12 +261,11 @@ impl Registry {
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
 
-/// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root and
-/// `additionalProperties: false`, subschemas inlined (only a recursive type keeps `$defs`),
-/// and only what a model needs to call the tool (see [`lean_schema`]). The root's `$schema`,
-/// `title` and `description` are left out: MCP's default dialect is 2020-12, the title is the
-/// Rust type name, and the type's doc comment is written for Rust readers while the tool's
-/// description already speaks to the model.
+/// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root, subschemas
+/// inlined (only a recursive type keeps `$defs`), and only what a model needs to call the tool
+/// (see [`lean_schema`]). The root's `$schema`, `title` and `description` are left out: MCP's
+/// default dialect is 2020-12, the title is the Rust type name, and the type's doc comment is
+/// written for Rust readers while the tool's description already speaks to the model.
 pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
     let mut settings = schemars::generate::SchemaSettings::draft2020_12();
     settings.inline_subschemas = true;
@@ -281,7 +280,6 @@ pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
     map.remove("description");
     lean_schema(&mut map);
     map.insert("type".into(), Value::from("object"));
-    map.insert("additionalProperties".into(), Value::Bool(false));
     map
 }
 
@@ -291,12 +289,18 @@ pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {
 /// - `null` as a type, an `enum` value or an `anyOf`/`oneOf` branch, which is how schemars
 ///   writes an `Option`: an optional argument is one that `required` does not list, and
 ///   decoding takes an explicit `null` for it as left out (see `args`);
-/// - `format` (`uint32`, `int64`, ...), the Rust width of a number, and the `minimum: 0` an
-///   unsigned format implies: decoding refuses a negative or an overflowing number anyway,
-///   naming the argument;
+/// - a number's `format` (`uint32`, `int64`, ...), its Rust width: decoding refuses a number
+///   too large for it anyway, naming the argument (an unsigned number keeps its `minimum: 0`,
+///   so that a negative one is reported with the other problems of the call);
+/// - `additionalProperties: false`: decoding refuses a property the schema does not list
+///   whatever the schema says (see `args`), and saying so in every tool's schema cost about
+///   200 tokens, a twentieth of what `tools/list` may take;
 /// - the line breaks of wrapped doc comments, which become spaces (a blank line stays a
 ///   paragraph break).
 fn lean_schema(schema: &mut Map<String, Value>) {
+    if schema.get("additionalProperties") == Some(&Value::Bool(false)) {
+        schema.remove("additionalProperties");
+    }
     if let Some(Value::Array(types)) = schema.get_mut("type") {
         types.retain(|ty| *ty != "null");
         if let [only] = types.as_slice() {
@@ -321,11 +325,11 @@ fn lean_schema(schema: &mut Map<String, Value>) {
             }
         }
     }
-    if let Some(Value::String(format)) = schema.remove("format")
-        && format.starts_with("uint")
-        && schema.get("minimum").and_then(Value::as_u64) == Some(0)
+    if schema
+        .get("type")
+        .is_some_and(|ty| *ty == "integer" || *ty == "number")
     {
-        schema.remove("minimum");
+        schema.remove("format");
     }
     if let Some(Value::String(description)) = schema.get_mut("description") {
         *description = unwrapped(description);
@@ -393,6 +397,7 @@ mod tests {
     use super::*;
 
     #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
     #[allow(dead_code)] // only its schema is read
     struct Args {
         /// A description wrapped
@@ -431,14 +436,13 @@ mod tests {
         let schema = Value::Object(input_schema_for::<Args>());
         let expected = json!({
             "type": "object",
-            "additionalProperties": false,
             "properties": {
                 "name": {
                     "type": "string",
                     "description": "A description wrapped over two lines.\n\nA second paragraph."
                 },
                 "limit": {"type": "integer", "minimum": 1},
-                "seq": {"type": "integer"},
+                "seq": {"type": "integer", "minimum": 0},
                 "kind": {"type": "string", "enum": ["page", "journal"]},
                 "mode": {
                     "description": "How: its own words win over those of its type.",

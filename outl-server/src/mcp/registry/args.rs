@@ -93,7 +93,8 @@ fn push_token(pointer: &mut String, token: &str) {
 
 /// The subset of JSON Schema that schemars emits for Rust types: `type`, `enum`, `const`,
 /// object and array keywords, numeric and length bounds, `anyOf`/`oneOf`/`allOf` and local
-/// `$ref`s. `format` and `pattern` are left to serde, whose error carries the path.
+/// `$ref`s. `format` and `pattern` are left to serde, whose error carries the path. An object
+/// takes no property its schema does not list unless `additionalProperties` allows it.
 struct Schema<'a> {
     root: &'a Map<String, Value>,
 }
@@ -284,7 +285,14 @@ impl Schema<'_> {
                 // its path where the field has no null.
                 (Some(_), _) if value.is_null() && !required.contains(&name.as_str()) => {}
                 (Some(sub), _) => self.validate_value(sub, value, at, out),
-                (None, Some(Value::Bool(false))) => out.push(Problem {
+                (None, Some(Value::Bool(true))) => {}
+                (None, Some(extra @ Value::Object(_))) => {
+                    self.validate_value(extra, value, at, out)
+                }
+                // Closed unless the schema says otherwise: every argument type refuses unknown
+                // fields, and its schema leaves `additionalProperties: false` unsaid (see
+                // `lean_schema`).
+                (None, _) => out.push(Problem {
                     pointer: at.clone(),
                     message: if properties.is_empty() {
                         "unknown property: this tool takes no arguments".into()
@@ -295,8 +303,6 @@ impl Schema<'_> {
                         )
                     },
                 }),
-                (None, Some(extra)) => self.validate_value(extra, value, at, out),
-                (None, None) => {}
             }
             at.truncate(len);
         }
@@ -498,6 +504,7 @@ mod tests {
     use super::*;
 
     #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
     #[allow(dead_code)] // `name` is decoded to be refused
     struct Args {
         name: String,
@@ -523,9 +530,15 @@ mod tests {
         let found = problems(json!({"name": null}));
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0]["pointer"], "/name");
-        // Nor does an unknown one.
+        // Nor does an unknown one, which is refused though the schema does not say so.
+        assert!(!schema.contains_key("additionalProperties"));
         let found = problems(json!({"name": "n", "other": null}));
+        assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0]["pointer"], "/other");
+        assert_eq!(
+            found[0]["message"],
+            "unknown property; the properties are name, text"
+        );
     }
 
     #[test]
