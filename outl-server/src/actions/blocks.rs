@@ -31,7 +31,7 @@ const ID: &str = "id";
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BlockRef {
-    /// The block's id, as page, journal and search reads return it.
+    /// The block's id.
     pub id: String,
 }
 
@@ -41,17 +41,15 @@ pub struct BlockRef {
 pub struct BlockTreeArgs {
     /// The block's id.
     pub id: String,
-    /// Levels to return, the block itself being level 1; the whole subtree when left out. A
-    /// node whose children were cut says how many in `children_omitted`.
+    /// Levels; 1: the block alone.
     #[schemars(range(min = 1))]
     pub depth: Option<u32>,
-    /// Most blocks to return, counted in document order across levels; as many as the budget
-    /// holds when left out.
+    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous slice, to read on from there.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -60,16 +58,14 @@ pub struct BlockTreeArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct InsertArgs {
-    /// The text of the one new block, which may span lines (lines starting with `- ` stay
-    /// text, they do not become child blocks). Start it with TODO, DOING, LATER … to make it a
-    /// task; set properties with outl_block_property_set.
+    /// Its text; later lines, `- ` ones too, stay in it. Properties: outl_block_property_set.
     #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
-    /// Insert as the last child of this block. Give exactly one of parent_id, after_id, page.
+    /// Last child of this block.
     pub parent_id: Option<String>,
-    /// Insert right after this block, as its next sibling.
+    /// Right after this block.
     pub after_id: Option<String>,
-    /// Insert as the last top-level block of this page (name, slug or alias).
+    /// At the end of this page.
     pub page: Option<String>,
 }
 
@@ -79,8 +75,7 @@ pub struct InsertArgs {
 pub struct UpdateArgs {
     /// The block's id.
     pub id: String,
-    /// The block's new text. When it does not start with a task marker, the block's current
-    /// marker is kept (clear it with outl_block_todo state "none").
+    /// The new text.
     #[schemars(length(max = MAX_TEXT_CHARS))]
     pub text: String,
 }
@@ -89,14 +84,13 @@ pub struct UpdateArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct MoveArgs {
-    /// The block to move, with its children.
+    /// The block's id.
     pub id: String,
-    /// Move it to be the last child of this block. Give exactly one of parent_id, after_id,
-    /// page.
+    /// Last child of this block.
     pub parent_id: Option<String>,
-    /// Move it right after this block, as its next sibling.
+    /// Right after this block.
     pub after_id: Option<String>,
-    /// Move it to the end of this page's top level (name, slug or alias).
+    /// At the end of this page.
     pub page: Option<String>,
 }
 
@@ -154,7 +148,7 @@ impl TaskState {
 pub struct TodoArgs {
     /// The block's id.
     pub id: String,
-    /// The task state to set; "none" makes it a plain block again.
+    /// The state; `none` makes a plain block.
     pub state: TaskState,
 }
 
@@ -164,10 +158,9 @@ pub struct TodoArgs {
 pub struct PropertySetArgs {
     /// The block's id.
     pub id: String,
-    /// The property key: letters, digits, `_`, `-` and `.` (an existing key in any case is
-    /// replaced). `id` is refused: outl keeps block ids.
+    /// Letters, digits, `_`, `-`, `.`; not `id`.
     pub key: String,
-    /// The value, one line; `[[links]]` and `#tags` in it link as in text.
+    /// One line; its links and tags link.
     #[schemars(length(max = MAX_TEXT_CHARS))]
     pub value: String,
 }
@@ -178,7 +171,7 @@ pub struct PropertySetArgs {
 pub struct PropertyRemoveArgs {
     /// The block's id.
     pub id: String,
-    /// The property key, in any case.
+    /// The key, in any case.
     pub key: String,
 }
 
@@ -188,7 +181,7 @@ pub struct PropertyRemoveArgs {
 pub struct CollapseArgs {
     /// The block's id.
     pub id: String,
-    /// true folds the block (its children are hidden in outliners), false unfolds it.
+    /// true folds, false unfolds.
     pub collapsed: bool,
 }
 
@@ -198,10 +191,10 @@ pub struct CollapseArgs {
 pub struct RefsArgs {
     /// The block's id.
     pub id: String,
-    /// Hits per call: 50 when left out, at most 200.
+    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The next_cursor of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -320,8 +313,7 @@ pub struct Refs {
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-/// One block: its text, task state, properties and how many children it has, with its page
-/// and parent. Use outl_block_tree for its children.
+/// One block: its text, task state, properties, number of children, page and parent.
 #[tool(title = "Get block", read_only, idempotent, payload = json)]
 pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error> {
     let graph = ws.snapshot();
@@ -333,9 +325,8 @@ pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error
     })
 }
 
-/// A block with its children, as deep as `depth` asks (the whole subtree by default), every
-/// node with its id. A long subtree comes in slices (`limit`, `cursor`, `budget`): the first
-/// in `tree`, the later ones in `outline`.
+/// A block and its subtree, every node with its id; a later slice comes in `outline` instead of
+/// `tree`.
 #[tool(title = "Block tree", read_only, idempotent, payload = json)]
 pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
@@ -359,8 +350,7 @@ pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree,
     Ok(tree)
 }
 
-/// The blocks that refer to a block with `((id))`, with their page and text. Returns at most
-/// `limit` (50 by default, 200 at most) and a `next_cursor` when more remain.
+/// The blocks referring to a block by `((id))`, with their page and text.
 #[tool(title = "Block references", read_only, idempotent, payload = json)]
 pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
     let graph = ws.snapshot();
@@ -379,8 +369,8 @@ pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
 // ---------------------------------------------------------------------------------------------
 // Writes
 
-/// Add one block: as the last child of `parent_id`, right after `after_id`, or at the end of
-/// `page` (exactly one of the three). Returns the new block's id, its page and parent.
+/// Add a block as the last child of `parent_id`, right after `after_id`, or at the end of
+/// `page`: one of the three. Returns its id.
 #[tool(title = "Insert block", payload = json)]
 pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Error> {
     let (slug, anchor) = destination(
@@ -398,8 +388,8 @@ pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Err
     })
 }
 
-/// Replace a block's text (its children and properties stay). The task marker is kept unless
-/// the new text starts with one. Returns the block's id and page.
+/// Replace a block's text. Its children, properties and, unless the new text starts with one,
+/// task marker stay.
 #[tool(title = "Update block", destructive, idempotent, payload = json)]
 pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Error> {
     edit_block(ws, "block.update", &args.id, |page, block| {
@@ -417,8 +407,7 @@ pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Er
     })
 }
 
-/// Delete a block and all its children. Returns the page and how many blocks were deleted;
-/// outl_undo brings them back.
+/// Delete a block and its children; returns how many.
 #[tool(title = "Delete block", destructive, payload = json)]
 pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Error> {
     let slug = page_of(ws, &args.id)?;
@@ -434,9 +423,8 @@ pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Erro
     })
 }
 
-/// Move a block with its children: to be the last child of `parent_id`, right after
-/// `after_id`, or to the end of `page` (exactly one), on its page or another. A block cannot
-/// move under or after itself or its own descendants. Returns its id, page and parent.
+/// Move a block and its children to be the last child of `parent_id`, right after `after_id`,
+/// or at the end of `page` (one of the three), on any page.
 #[tool(title = "Move block", payload = json)]
 pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> {
     let (from, (to, anchor)) = {
@@ -479,8 +467,7 @@ pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> 
     })
 }
 
-/// Indent a block: it becomes the last child of the block above it (its previous sibling),
-/// with its own children. Returns its id, page and new parent.
+/// Make a block the last child of the block above it.
 #[tool(title = "Indent block", payload = json)]
 pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
@@ -510,8 +497,7 @@ pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error
     })
 }
 
-/// Outdent a block: it moves out of its parent to sit right after it, with its own children
-/// (its later siblings stay under the parent). Returns its id, page and new parent.
+/// Move a block out of its parent to right after it; its later siblings stay.
 #[tool(title = "Outdent block", payload = json)]
 pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
@@ -530,8 +516,7 @@ pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Erro
     })
 }
 
-/// Set a block's task state (tick a task: state DONE), or remove it with "none". The rest of
-/// the text is kept. Returns the block's id, page and new state.
+/// Set a block's task state (DONE ticks it), the rest of its text kept.
 #[tool(title = "Set task state", idempotent, payload = json)]
 pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error> {
     let marker = args.state.marker();
@@ -545,8 +530,7 @@ pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error>
     })
 }
 
-/// Set a property (`key:: value`) of a block, replacing the key's current value. Returns the
-/// block's properties.
+/// Set a block's property `key:: value`, replacing its value.
 #[tool(title = "Set block property", destructive, idempotent, payload = json)]
 pub fn outl_block_property_set(
     ws: &Workspace,
@@ -587,8 +571,7 @@ pub fn outl_block_property_set(
     })
 }
 
-/// Remove a property from a block; removing one it does not have changes nothing. Returns
-/// whether it was there and the block's properties.
+/// Remove a property from a block, if it has it.
 #[tool(title = "Remove block property", destructive, idempotent, payload = json)]
 pub fn outl_block_property_remove(
     ws: &Workspace,
@@ -605,8 +588,7 @@ pub fn outl_block_property_remove(
     })
 }
 
-/// Fold (collapsed true) or unfold a block, as outliners show it: `collapsed:: true` on the
-/// block. Returns the block's id, page and folding.
+/// Fold or unfold a block (`collapsed:: true`).
 #[tool(title = "Collapse block", idempotent, payload = json)]
 pub fn outl_block_collapse(ws: &Workspace, args: CollapseArgs) -> Result<Folded, Error> {
     edit_block(ws, "block.collapse", &args.id, |page, block| {

@@ -27,16 +27,13 @@ pub enum ImportMode {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct ImportArgs {
-    /// The page name (an existing page by its name or alias in any case, or the new page's
-    /// name, case kept); an ISO date (`2026-12-01`) names that journal day.
+    /// A page, or the new page's name (case kept).
     pub name: String,
-    /// The page's markdown: `key:: value` page properties (refused when appending to an
-    /// existing page), then `- ` bullets indented by a tab per level.
+    /// The markdown; page properties are refused when appending to a page.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
-    /// `create` a new page (`PAGE_EXISTS` if it exists), `replace` its content (blocks whose
-    /// text is unchanged keep their ids), or `append` blocks to it; `replace` and `append`
-    /// create a missing page.
+    /// `create` (PAGE_EXISTS if it exists), `replace` (unchanged blocks keep their ids) or
+    /// `append`; the last two create a missing page.
     pub mode: ImportMode,
 }
 
@@ -81,9 +78,8 @@ impl SliceNode for ExportedNode {
     }
 }
 
-/// A page's markdown exactly as stored in its file, for copying it elsewhere. Carries no
-/// block ids: use `outl_page_get` to edit. A long page comes in slices (`limit`, `cursor`,
-/// `budget`), cut where blocks begin, which joined give the file.
+/// A page's markdown exactly as its file holds it; its slices, joined, are the file. No ids:
+/// edit from outl_page_get.
 #[tool(
     title = "Export page as markdown",
     read_only,
@@ -98,11 +94,9 @@ pub fn outl_export_md(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkdow
     Ok(pages::markdown_slice(args.slug, &md, window))
 }
 
-/// A page parsed into the outline format's AST: `{properties, blocks}`, each block
-/// `{text, properties, children}` with its task marker in the text and without ids. It
-/// deserializes back into the parser's own type. A long page comes in slices (`limit`,
-/// `cursor`, `budget`); a block that tops a slice without its parent names the parent's
-/// position in document order (`parent`).
+/// A page as the parser's AST: `{properties, blocks}`, each block `{text, properties,
+/// children}`, task marker in the text, no ids. A block topping a slice names its parent's
+/// position (`parent`).
 #[tool(title = "Export page as JSON", read_only, idempotent, payload = json)]
 pub fn outl_export_json(ws: &Workspace, args: PageSliceArgs) -> Result<ExportedDocument, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
@@ -125,8 +119,8 @@ pub fn outl_export_json(ws: &Workspace, args: PageSliceArgs) -> Result<ExportedD
     Ok(exported)
 }
 
-/// Bring markdown into a page by name: create it, replace its content, or append to it
-/// (`mode`). Returns its slug, whether it was created, and the ids of the blocks written.
+/// Bring markdown into a page by name: create it, replace its content or append to it. Returns
+/// its slug, whether it was created, and the ids written.
 #[tool(title = "Import markdown", destructive, payload = json)]
 pub fn outl_import_md(ws: &Workspace, args: ImportArgs) -> Result<Imported, Error> {
     let existing = ws.snapshot().resolve(&args.name).map(|p| p.slug.clone());

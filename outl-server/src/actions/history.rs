@@ -43,9 +43,9 @@ pub struct FrozenPage {
     pub recovery_command: String,
 }
 
-/// Where the workspace is and what it holds: its folder, the number of pages, journal days
-/// and blocks, the pages edited outside outl whose writes are refused until they are
-/// reconciled, what of `logseq/config.edn` could not be read, and the outl version serving it.
+/// The workspace: its folder, its numbers of pages, journal days and blocks, the pages edited
+/// outside outl (writes refused until reconciled), what of `logseq/config.edn` could not be
+/// read, and the outl version.
 #[tool(title = "Workspace info", read_only, idempotent, payload = json)]
 pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInfo, Error> {
     let graph = ws.snapshot();
@@ -74,10 +74,10 @@ pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInf
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct LogArgs {
-    /// Ops per call: 50 when left out, at most 200.
+    /// Most ops.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The next_cursor of the previous call, to continue with older ops.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -153,9 +153,8 @@ impl Replayed {
     }
 }
 
-/// The op log, newest first: each write's seq, time, kind and the pages it changed (undo and
-/// redo name the op they replayed; `yours` marks the calling session's writes). Returns at
-/// most `limit` (50 by default, 200 at most) and a `next_cursor` when older ops remain.
+/// The op log, newest first: each op's seq, time, kind and pages; `yours` marks this session's
+/// writes, and an undo or redo names its op.
 #[tool(title = "Op log", read_only, idempotent, payload = json)]
 pub fn outl_log(ws: &Workspace, args: LogArgs) -> Result<Log, Error> {
     // A cursor is the seq of the oldest op of the previous slice.
@@ -179,24 +178,19 @@ pub fn outl_log(ws: &Workspace, args: LogArgs) -> Result<Log, Error> {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct UndoArgs {
-    /// The seq of an op of `outl_log`, whoever wrote it (naming an undo redoes its op). Left
-    /// out: the calling session's newest write not undone yet.
+    /// The seq of an op of outl_log, anyone's.
     pub op: Option<u64>,
 }
 
-/// Undo a write: the calling session's newest one not undone yet (another client's writes are
-/// never touched), or the op named by `op`. Every write can be undone, a journal day it
-/// created and a reconcile included. Returns the op's seq, kind, pages and a one-line summary
-/// of what changed back. NOTHING_TO_UNDO when there is none or it is undone already;
-/// CONFLICT, naming the later op to undo first, when a page it touched has changed since.
+/// Undo this session's newest write (never another client's), or with `op` any op of the log
+/// unless a later op changed its pages (CONFLICT names that op). Returns what changed back.
 #[tool(title = "Undo", destructive, payload = json)]
 pub fn outl_undo(ws: &Workspace, args: UndoArgs) -> Result<Replayed, Error> {
     ws.undo(args.op).map(Replayed::of)
 }
 
-/// Redo the calling session's newest undo, if the session has written nothing since. Returns
-/// the op's seq, kind, pages and a one-line summary of what changed again. NOTHING_TO_REDO
-/// when there is none; CONFLICT when a page it touches has changed since the undo.
+/// Redo this session's newest undo, if it has written nothing since; returns what changed
+/// again.
 #[tool(title = "Redo", destructive, payload = json)]
 pub fn outl_redo(ws: &Workspace, _args: NoArgs) -> Result<Replayed, Error> {
     ws.redo().map(Replayed::of)

@@ -28,13 +28,12 @@ const NEARBY_DAYS: usize = 5;
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct TodayArgs {
-    /// Most blocks to return, counted in document order across levels; as many as the budget
-    /// holds when left out.
+    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous slice, to read on from there.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -43,15 +42,14 @@ pub struct TodayArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct DayArgs {
-    /// The day, `YYYY-MM-DD`.
+    /// `YYYY-MM-DD`.
     pub date: String,
-    /// Most blocks to return, counted in document order across levels; as many as the budget
-    /// holds when left out.
+    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous slice, to read on from there.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -60,14 +58,14 @@ pub struct DayArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct DailyListArgs {
-    /// The earliest day to list, `YYYY-MM-DD`, included.
+    /// The first day, `YYYY-MM-DD`.
     pub from: Option<String>,
-    /// The latest day to list, `YYYY-MM-DD`, included.
+    /// The last day, `YYYY-MM-DD`.
     pub to: Option<String>,
-    /// Most days to return: 50 when left out, never more than 200.
+    /// Most days.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -75,11 +73,10 @@ pub struct DailyListArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct DailyAppendArgs {
-    /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
-    /// bullet for its properties.
+    /// The markdown.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
-    /// The day, `YYYY-MM-DD`; today when left out.
+    /// `YYYY-MM-DD`; today when left out.
     pub date: Option<String>,
 }
 
@@ -127,9 +124,8 @@ pub struct DailyWritten {
     pub ids: Vec<String>,
 }
 
-/// Today's journal page, created empty if it does not exist yet: its date, meta, the outline
-/// with block ids, and the markdown as stored. A long day comes in slices (`limit`, `cursor`,
-/// `budget`).
+/// Today's journal, created if missing: its date, meta, outline with block ids, and markdown as
+/// stored.
 #[tool(title = "Today's journal", idempotent, payload = json)]
 pub fn outl_daily_today(ws: &Workspace, args: TodayArgs) -> Result<DailyPage, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
@@ -137,9 +133,8 @@ pub fn outl_daily_today(ws: &Workspace, args: TodayArgs) -> Result<DailyPage, Er
     daily_page(ws, &page, window)
 }
 
-/// The journal page of a day: its date, meta, the outline with block ids, and the markdown
-/// as stored. `PAGE_NOT_FOUND` with the nearest journal days when the day has no page; it is
-/// not created. A long day comes in slices (`limit`, `cursor`, `budget`).
+/// A journal day: its date, meta, outline with block ids, and markdown as stored.
+/// PAGE_NOT_FOUND names the nearest days.
 #[tool(title = "Journal day", read_only, idempotent, payload = json)]
 pub fn outl_daily_get(ws: &Workspace, args: DayArgs) -> Result<DailyPage, Error> {
     let date = parse_date(&args.date, "/date")?;
@@ -151,9 +146,7 @@ pub fn outl_daily_get(ws: &Workspace, args: DayArgs) -> Result<DailyPage, Error>
     daily_page(ws, &page, window)
 }
 
-/// List journal days, newest first, each with its number of blocks and of open tasks;
-/// `from` and `to` bound the days. Returns at most `limit` (default 50, max 200) and a
-/// `next_cursor` while more remain.
+/// Journal days, newest first, each with its number of blocks and of open tasks.
 #[tool(title = "List journal days", read_only, idempotent, payload = json)]
 pub fn outl_daily_list(ws: &Workspace, args: DailyListArgs) -> Result<DailyList, Error> {
     let from = args
@@ -197,8 +190,8 @@ pub fn outl_daily_list(ws: &Workspace, args: DailyListArgs) -> Result<DailyList,
     })
 }
 
-/// Append markdown blocks to a journal day (today when `date` is left out), creating the day
-/// if needed. Returns the day and the new blocks' ids.
+/// Append markdown blocks to a journal day, created if missing; returns the day and the blocks'
+/// ids.
 #[tool(title = "Append to journal", payload = json)]
 pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyWritten, Error> {
     let date = match args.date.as_deref() {

@@ -31,8 +31,7 @@ const REF_DEPTH: usize = 3;
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageRef {
-    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
+    /// The page.
     pub slug: String,
 }
 
@@ -40,20 +39,17 @@ pub struct PageRef {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageTreeArgs {
-    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
+    /// The page.
     pub slug: String,
-    /// Levels of blocks to return (1: top-level blocks only); the whole tree when left out.
-    /// A node whose children were cut says how many in `children_omitted`.
+    /// Levels of blocks; 1: the top level only.
     #[schemars(range(min = 1))]
     pub depth: Option<u32>,
-    /// Most blocks to return, counted in document order across levels; as many as the budget
-    /// holds when left out.
+    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous slice, to read on from there.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -62,16 +58,14 @@ pub struct PageTreeArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageSliceArgs {
-    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`).
+    /// The page.
     pub slug: String,
-    /// Most blocks to return, counted in document order across levels; as many as the budget
-    /// holds when left out.
+    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous slice, to read on from there.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens the reply may take: 10000 when left out, at most 50000.
+    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -90,21 +84,19 @@ pub enum KindFilter {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageListArgs {
-    /// Only pages whose name or an alias matches every word of this, each by the word in any
-    /// form (`query` finds `Queries`), the start of a word, or with a typo (`qeuries`); best
-    /// match first instead of by slug.
+    /// Words of the name or an alias, each in any form or with a typo.
     pub query: Option<String>,
-    /// Only pages whose slug (the lowercased name) starts with this, in any case.
+    /// Only slugs starting with this.
     pub prefix: Option<String>,
-    /// Only pages directly inside this namespace: `projects` lists `projects/apollo` but not
-    /// `projects/apollo/notes` nor `projects` itself.
+    /// Only pages right inside it: `projects` lists `projects/apollo`, not
+    /// `projects/apollo/notes`.
     pub namespace: Option<String>,
-    /// `page` (the default) for ordinary pages, `journal` for journal days, `all` for both.
+    /// `page` (the default), `journal` or `all`.
     pub kind: Option<KindFilter>,
-    /// Most pages to return: 50 when left out, never more than 200.
+    /// Most pages.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -112,11 +104,9 @@ pub struct PageListArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageCreateArgs {
-    /// The page name, case kept (`projects/apollo` makes a namespaced page). An ISO date
-    /// (`2026-12-01`) creates that journal day.
+    /// The name, case kept: `a/b` is in namespace `a`, an ISO date makes that journal day.
     pub name: String,
-    /// The page's markdown: optional `key:: value` page properties, then `- ` bullets indented
-    /// by a tab per level. An empty page when left out.
+    /// Its markdown; empty when left out.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: Option<String>,
 }
@@ -125,7 +115,7 @@ pub struct PageCreateArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageRenameArgs {
-    /// The page's current name, slug or alias, in any case.
+    /// The page.
     pub slug: String,
     /// The new name, case kept.
     pub new_name: String,
@@ -135,11 +125,9 @@ pub struct PageRenameArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageWriteArgs {
-    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
+    /// The page.
     pub slug: String,
-    /// Markdown blocks: `- ` bullets indented by a tab per level, `key:: value` lines under a
-    /// bullet for its properties.
+    /// The markdown.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
 }
@@ -148,13 +136,12 @@ pub struct PageWriteArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BacklinksArgs {
-    /// The page's name, slug or alias (`alias::`), in any case; a journal day by its date
-    /// (`2026-11-30`) or its title (`Nov 30th, 2026`).
+    /// The page.
     pub slug: String,
-    /// Most backlinks to return: 50 when left out, never more than 200.
+    /// Most links.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The `next_cursor` of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -273,10 +260,8 @@ pub struct Reconciled {
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/// List pages by slug, with each one's name, last change and block count; with a `query`,
-/// the pages whose name or alias matches it, best first (typos forgiven). Ordinary pages by
-/// default; `kind` selects journal days or both. Returns at most `limit` (default 50, max 200)
-/// and a `next_cursor` while more remain.
+/// Pages by slug, each with its name, last change and block count; with `query`, the pages
+/// whose name or alias matches it, best first.
 #[tool(title = "List pages", read_only, idempotent, payload = json)]
 pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Error> {
     if let Some(query) = &args.query
@@ -332,9 +317,8 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
     })
 }
 
-/// Read a page: its meta (name, or a journal day's title, kind, file, page properties, last
-/// change) and its outline, every block with the id that block tools take. `depth` cuts the
-/// tree; a long page comes in slices (`limit`, `cursor`, `budget`).
+/// A page: its meta (name, or a journal day's title, kind, file, page properties, last change)
+/// and its outline, every block with its id.
 #[tool(title = "Read page", read_only, idempotent, payload = json)]
 pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
@@ -352,9 +336,8 @@ pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Err
     Ok(read)
 }
 
-/// Render a page as markdown for reading: block references `((id))` replaced by the text of
-/// the block they name, `collapsed::` and `id::` properties left out. Carries no block ids:
-/// use `outl_page_get` to edit. A long page comes in slices (`limit`, `cursor`, `budget`).
+/// A page as markdown to read: block refs replaced by the text they name, `collapsed::` and
+/// `id::` left out. No ids: edit from outl_page_get.
 #[tool(
     title = "Render page",
     read_only,
@@ -377,16 +360,15 @@ pub fn outl_page_render(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkd
     Ok(markdown_slice(args.slug, &md, window))
 }
 
-/// Create a page, optionally with markdown content. Returns its slug, name, file and the ids
-/// of its blocks. `PAGE_EXISTS` when a page of that name exists, in any case.
+/// Create a page; returns its slug, file and block ids. PAGE_EXISTS if the name is taken, in
+/// any case.
 #[tool(title = "Create page", payload = json)]
 pub fn outl_page_create(ws: &Workspace, args: PageCreateArgs) -> Result<PageCreated, Error> {
     create(ws, &args.name, args.md.as_deref().unwrap_or_default())
 }
 
-/// Rename a page: its file follows the new name, and every `[[link]]`, `#tag`, `tags::` and
-/// `alias::` naming it across the workspace is rewritten, in one undoable step. Returns the
-/// new slug and the pages rewritten.
+/// Rename a page and its file, and rewrite every `[[link]]`, `#tag`, `tags::` and `alias::`
+/// naming it; returns the pages rewritten.
 #[tool(title = "Rename page", payload = json)]
 pub fn outl_page_rename(ws: &Workspace, args: PageRenameArgs) -> Result<PageRenamed, Error> {
     // Each linking page's hash before, to tell which ones the rename rewrote.
@@ -418,8 +400,7 @@ pub fn outl_page_rename(ws: &Workspace, args: PageRenameArgs) -> Result<PageRena
     })
 }
 
-/// Delete a page and its file, with all its blocks; links to it stay, pointing to a page that
-/// no longer exists. `outl_undo` restores it.
+/// Delete a page and its file; links to it stay.
 #[tool(title = "Delete page", destructive, payload = json)]
 pub fn outl_page_delete(ws: &Workspace, args: PageRef) -> Result<PageDeleted, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
@@ -436,27 +417,23 @@ pub fn outl_page_delete(ws: &Workspace, args: PageRef) -> Result<PageDeleted, Er
     })
 }
 
-/// Replace a page's whole content with markdown (page properties, then blocks). Blocks whose
-/// text is unchanged keep their ids. Returns the ids of the blocks written and of those
-/// removed. Refused with `PAGE_MARKDOWN_AHEAD_OF_LOG` while the page file has outside edits.
+/// Replace a page's whole markdown; blocks whose text is unchanged keep their ids. Returns the
+/// ids written and removed.
 #[tool(title = "Replace page", destructive, idempotent, payload = json)]
 pub fn outl_page_update(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritten, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
     replace(ws, &slug, &args.md)
 }
 
-/// Append markdown blocks at the end of a page. Returns the new blocks' ids, in the order of
-/// the markdown's bullets.
+/// Append markdown blocks to a page; returns their ids.
 #[tool(title = "Append to page", payload = json)]
 pub fn outl_page_append(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritten, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
     append(ws, &slug, &args.md)
 }
 
-/// The blocks that link to a page (by `[[link]]`, `#tag`, `tags::` or one of its
-/// `alias::` names), with each one's page, id and text; a page linking through its own
-/// properties comes as its slug alone, and the page's links to itself are left out. Returns at most `limit` (default 50, max 200) and a `next_cursor` while
-/// more remain.
+/// The blocks linking to a page (`[[link]]`, `#tag`, `tags::`, an alias), each with its page,
+/// id and text, not the page's own; a page linking in its properties comes as its slug.
 #[tool(title = "Page backlinks", read_only, idempotent, payload = json)]
 pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backlinks, Error> {
     let graph = ws.snapshot();
@@ -477,11 +454,9 @@ pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backli
     })
 }
 
-/// Adopt a page file edited outside outl as the person left it, so writes to it are accepted
-/// again: a block they deleted stays deleted, one they edited or moved keeps its id, one they
-/// added gets a new id. If the file was saved from a copy older than outl's last write, outl's
-/// later writes are merged back in. Returns how many blocks were kept as they were and the
-/// ids of those changed, added and removed.
+/// Adopt a page file edited outside outl as it is, so writes to it are accepted again: edited
+/// and moved blocks keep their ids, new ones get ids, and outl's writes the file missed are
+/// merged back. Returns how many blocks were kept and the ids changed, added and removed.
 #[tool(title = "Reconcile page", idempotent, payload = json)]
 pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, Error> {
     let slug = resolved_slug(ws, &args.slug)?;

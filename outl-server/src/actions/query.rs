@@ -57,14 +57,13 @@ impl Hit {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Words a block must all contain, in any case and any form of the word (`query` finds
-    /// `queries`); Chinese, Japanese or Korean text by any two or more characters of it. Put
-    /// words in double quotes to require them as written, in that order.
+    /// Words a block holds all of, in any form; "quoted words" as written, in order; Chinese,
+    /// Japanese or Korean by any two characters.
     pub query: String,
-    /// Hits per call: 50 when left out, at most 200.
+    /// Most hits.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The next_cursor of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -134,15 +133,15 @@ impl TaskFilter {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct TasksArgs {
-    /// A task state (WAIT lists WAITING too, CANCELED lists CANCELLED, and the other way
-    /// round), "open" (every state but DONE, CANCELED and CANCELLED; the default) or "all".
+    /// A state (WAIT and WAITING, CANCELED and CANCELLED go together), `open` (the default: not
+    /// DONE nor canceled) or `all`.
     pub state: Option<TaskFilter>,
-    /// Only the tasks of this page (name, slug or alias; a journal day by its date or title).
+    /// Only this page's tasks.
     pub page: Option<String>,
-    /// Tasks per call: 50 when left out, at most 200.
+    /// Most tasks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The next_cursor of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -150,10 +149,10 @@ pub struct TasksArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
-    /// Entries per call: 50 when left out, at most 200.
+    /// Most entries.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The next_cursor of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -161,12 +160,12 @@ pub struct ListArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct TagArgs {
-    /// The tag, with or without its `#` (`launch`, `#launch`, `customer feedback`).
+    /// With or without `#`.
     pub tag: String,
-    /// Hits per call: 50 when left out, at most 200.
+    /// Most hits.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The next_cursor of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -174,15 +173,15 @@ pub struct TagArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PropertyQueryArgs {
-    /// The property key, in any case (`owner` finds `owner:: [[Priya]]`).
+    /// The key, in any case.
     pub key: String,
-    /// Only this exact value (surrounding spaces aside); every value when left out.
+    /// Only this value.
     #[schemars(length(max = MAX_TEXT_CHARS))]
     pub value: Option<String>,
-    /// Hits per call: 50 when left out, at most 200.
+    /// Most hits.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// The next_cursor of the previous call, to continue the list.
+    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -190,7 +189,7 @@ pub struct PropertyQueryArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct LinksArgs {
-    /// The page's name, slug or alias (a journal day by its date or title).
+    /// The page.
     pub slug: String,
 }
 
@@ -198,7 +197,7 @@ pub struct LinksArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct RecentArgs {
-    /// Pages to return: 50 when left out, at most 200.
+    /// Most pages.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
 }
@@ -316,10 +315,8 @@ pub struct Recent {
 // ---------------------------------------------------------------------------------------------
 // Tools
 
-/// Full-text search: first the pages whose name or alias holds every word of `query` (no
-/// `id`; the snippet is the name), then the blocks holding them all, best first (a heading
-/// above a passing mention), each with its page, id and a snippet around the match. Returns
-/// at most `limit` (50 by default, 200 at most) and a `next_cursor` when more remain.
+/// Full-text search: the pages whose name or alias holds every word (no id), then the blocks
+/// holding them all, best first, each with its page, id and a snippet.
 #[tool(title = "Search", read_only, idempotent, payload = json)]
 pub fn outl_search(ws: &Workspace, args: SearchArgs) -> Result<SearchResults, Error> {
     if !args.query.chars().any(char::is_alphanumeric) {
@@ -348,9 +345,7 @@ pub fn outl_search(ws: &Workspace, args: SearchArgs) -> Result<SearchResults, Er
     })
 }
 
-/// Task blocks: the open ones by default, or those of one state, in the whole workspace or on
-/// one page; by page and document order, each with its page, id and text. Returns at most
-/// `limit` (50 by default, 200 at most) and a `next_cursor` when more remain.
+/// Task blocks, in page and document order, each with its page, id and text.
 #[tool(title = "Tasks", read_only, idempotent, payload = json)]
 pub fn outl_tasks(ws: &Workspace, args: TasksArgs) -> Result<Hits, Error> {
     let graph = ws.snapshot();
@@ -405,9 +400,8 @@ pub fn outl_tasks(ws: &Workspace, args: TasksArgs) -> Result<Hits, Error> {
     })
 }
 
-/// Every tag in use (`#tag`, `#[[tag]]`, `tags::`) with how many blocks and pages carry it,
-/// most used first. Returns at most `limit` (50 by default, 200 at most) and a
-/// `next_cursor` when more remain.
+/// The tags in use (`#tag`, `#[[tag]]`, `tags::`), most used first, with how many blocks and
+/// pages carry each.
 #[tool(title = "Tags", read_only, idempotent, payload = json)]
 pub fn outl_tags(ws: &Workspace, args: ListArgs) -> Result<Tags, Error> {
     let graph = ws.snapshot();
@@ -427,9 +421,7 @@ pub fn outl_tags(ws: &Workspace, args: ListArgs) -> Result<Tags, Error> {
     })
 }
 
-/// The blocks and pages carrying a tag, by page and document order: a block with its id and
-/// text, a page tagged through its `tags::` property without them. Returns at most `limit`
-/// (50 by default, 200 at most) and a `next_cursor` when more remain.
+/// The blocks carrying a tag, with their page, id and text, and the pages tagged by `tags::`.
 #[tool(title = "Tagged", read_only, idempotent, payload = json)]
 pub fn outl_tag_get(ws: &Workspace, args: TagArgs) -> Result<Hits, Error> {
     let graph = ws.snapshot();
@@ -444,9 +436,8 @@ pub fn outl_tag_get(ws: &Workspace, args: TagArgs) -> Result<Hits, Error> {
     })
 }
 
-/// Blocks and pages with a property (`key:: value`), optionally only with one value; each
-/// with its value, and a block with its id and text. Returns at most `limit` (50 by
-/// default, 200 at most) and a `next_cursor` when more remain.
+/// The blocks and pages with a property, each with its value; a block with its page, id and
+/// text.
 #[tool(title = "Property query", read_only, idempotent, payload = json)]
 pub fn outl_property_query(ws: &Workspace, args: PropertyQueryArgs) -> Result<PropertyHits, Error> {
     let graph = ws.snapshot();
@@ -466,8 +457,7 @@ pub fn outl_property_query(ws: &Workspace, args: PropertyQueryArgs) -> Result<Pr
     })
 }
 
-/// The pages a page links to (`[[links]]`, `#tags`, `tags::` and `alias::`), in order of first
-/// appearance, each with whether that page exists yet.
+/// The pages a page links to, in order, each saying whether it exists.
 #[tool(title = "Outgoing links", read_only, idempotent, payload = json)]
 pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
     let graph = ws.snapshot();
@@ -495,8 +485,7 @@ pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
     })
 }
 
-/// The most recently changed pages and journal days, newest first, with when each changed.
-/// Returns `limit` of them (50 by default, 200 at most).
+/// The pages and journal days changed last, newest first, with when.
 #[tool(title = "Recent pages", read_only, idempotent, payload = json)]
 pub fn outl_recent(ws: &Workspace, args: RecentArgs) -> Result<Recent, Error> {
     let graph = ws.snapshot();

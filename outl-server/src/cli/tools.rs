@@ -8,8 +8,8 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use crate::actions::REGISTRY;
-use crate::mcp::registry::{Justification, MAX_STRING_CHARS, Payload, Registry, ToolEntry};
-use crate::mcp::server::tool_definitions;
+use crate::mcp::registry::{Justification, Payload, Registry, ToolEntry};
+use crate::mcp::server::{INSTRUCTIONS, tool_definitions};
 
 #[derive(Debug, Args)]
 #[group(multiple = false)]
@@ -59,9 +59,11 @@ pub fn markdown(registry: &Registry) -> String {
          Every tool outl serves, in `tools/list` order. A `json` payload is sent as compact JSON \
          with GUI-only outline fields pruned; a `markdown` payload is sent as the raw markdown of \
          one field, and the other fields it drops are listed with where the caller gets them \
-         (see docs/mcp.md). A string argument is at most {MAX_STRING_CHARS} characters unless its \
-         row says otherwise; a longer one is refused with `INVALID_ARGUMENTS` naming the argument \
-         and the limit.\n\n\
+         (see docs/mcp.md).\n\n\
+         ## What every tool shares\n\n\
+         What the server's `instructions` tell the model at `initialize`, once for all tools:\n\n\
+         {INSTRUCTIONS}\n\n\
+         ## The tools\n\n\
          | tool | title | payload | hints |\n| --- | --- | --- | --- |\n",
     );
     for tool in registry.tools() {
@@ -85,7 +87,7 @@ fn tool_section(out: &mut String, tool: &ToolEntry) {
     let spec = &tool.spec;
     let _ = write!(
         out,
-        "\n## {name}\n\n**{title}** · payload {payload} · {hints}\n\n{description}\n",
+        "\n### {name}\n\n**{title}** · payload {payload} · {hints}\n\n{description}\n",
         name = spec.name,
         title = spec.title,
         payload = payload_label(spec.payload),

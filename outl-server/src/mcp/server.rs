@@ -36,19 +36,40 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2026_07_28,
 ];
 
-/// What a model is told once, at `initialize`, about using these tools well.
-pub const INSTRUCTIONS: &str = "outl serves one outliner workspace: markdown pages of nested \
-blocks, plus one journal page per day. Blocks are addressed by short ids; you get them from the \
-`outline` of a page, journal or block-tree read (outl_page_get, outl_daily_today, outl_daily_get, \
-outl_block_tree), never from markdown, and every block write needs one. Render and export tools \
-return plain markdown for reading. A reply holds about 10,000 tokens at most (`budget` raises that \
-to 50,000); one cut short says so with `next_cursor` and `remaining`: pass it back as `cursor` to \
-read on. Lists take `limit` (items); page, block-tree, journal, render and export reads take \
-`limit` (blocks, in document order across levels), page and block-tree reads `depth`. A block \
-whose parent came in an earlier slice names its `parent`; cut markdown is followed by a second \
-text holding the cursor. A failed call returns isError with structuredContent.error {code, \
-message, data}; data says what to do next, for instance the command that reconciles a page \
-edited outside outl.";
+/// What a model is told once, at `initialize`: what every tool shares, said here once rather
+/// than in each tool's description (docs/tools.md quotes it).
+pub const INSTRUCTIONS: &str = "\
+outl serves one outliner workspace: markdown pages of nested blocks, and a journal page per day.
+
+Pages: a page argument takes the page's name, its slug (the name lowercased) or an alias \
+(`alias::`), in any case; a journal day also by its date (2026-11-30) or its title \
+(Nov 30th, 2026). Blocks: block tools take a block's short id, found in the `outline` of \
+outl_page_get, outl_daily_today, outl_daily_get and outl_block_tree and in search and list \
+hits, never in markdown.
+
+Markdown to write: `- ` bullets, a tab per level; `key:: value` lines under a bullet are its \
+properties, before the first bullet the page's; a block starting with TODO, DOING, DONE, \
+LATER, NOW, WAITING or CANCELED is a task.
+
+Slices: a list returns `limit` items (50 if left out, 200 at most) with `total`, and \
+`next_cursor` while more remain: pass it as `cursor` for the next ones. A read of a page, \
+block tree, journal day, render or export returns its blocks in document order: `limit` of \
+them if asked, `depth` levels deep for page and block-tree reads (a node whose children were \
+left out says how many in `children_omitted`), and no more than its reply holds, about 10,000 \
+tokens or `budget` (up to 50,000). A read cut short carries `next_cursor` and `remaining` \
+(after markdown, in a second text), and a block whose parent came in an earlier slice names \
+its `parent`.
+
+Undo: every write is an op of outl_log and can be undone. outl_undo reverts this session's \
+newest write, never another client's; outl_undo {\"op\": seq} undoes any op of the log unless \
+a later op changed its pages (CONFLICT names that op); outl_redo redoes this session's newest \
+undo.
+
+Errors: a failed call returns isError and structuredContent.error {code, message, data}, data \
+saying what to do next: PAGE_NOT_FOUND suggests pages, INVALID_ARGUMENTS lists each problem, \
+and a page edited outside outl refuses writes (PAGE_MARKDOWN_AHEAD_OF_LOG) until \
+outl_page_reconcile adopts it. A string argument holds 1,000 characters unless its schema \
+says more.";
 
 /// The workspace a server serves: opening, open, or failed to open. Cheap to clone; every
 /// clone (every session of Streamable HTTP) shares the one opening.
@@ -299,6 +320,36 @@ mod tests {
             );
             assert_eq!(tool["annotations"]["openWorldHint"], false);
             assert_eq!(tool["inputSchema"]["type"], "object");
+        }
+    }
+
+    /// `1,000` for 1000: how the instructions write a number.
+    fn grouped(n: usize) -> String {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, digit) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(digit);
+        }
+        out
+    }
+
+    #[test]
+    fn the_instructions_state_the_limits_the_code_applies() {
+        use crate::actions::paging::{DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT};
+        use crate::mcp::registry::MAX_STRING_CHARS;
+        for stated in [
+            format!("`limit` items ({DEFAULT_LIMIT} if left out, {MAX_LIMIT} at most)"),
+            format!("about {} tokens", grouped(DEFAULT_BUDGET as usize)),
+            format!("(up to {})", grouped(MAX_BUDGET as usize)),
+            format!("holds {} characters", grouped(MAX_STRING_CHARS)),
+        ] {
+            assert!(
+                INSTRUCTIONS.contains(&stated),
+                "the instructions do not say {stated:?}"
+            );
         }
     }
 
