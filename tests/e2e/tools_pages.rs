@@ -105,8 +105,17 @@ fn page_get_returns_meta_and_ids_and_cuts_at_depth() {
         json!({"slug": "launch checklist", "depth": 1}),
     ));
     let product = node_with_text(&shallow["outline"], "Product");
-    assert_eq!(product["children"], json!([]));
+    assert!(product.get("children").is_none(), "{product}");
     assert_eq!(product["children_omitted"], 4);
+    // A leaf says so by having no `children`, a parent lists them.
+    let waitlist = node_with_text(outline, "Waitlist for fully booked days");
+    assert!(waitlist.get("children").is_none() && waitlist.get("children_omitted").is_none());
+    assert!(
+        !node_with_text(outline, "Product")["children"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
 
     let error = tool_error(&s.call("outl_page_get", json!({"slug": "Launch checklst"})));
     assert_eq!(error["code"], "PAGE_NOT_FOUND");

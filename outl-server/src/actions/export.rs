@@ -76,6 +76,11 @@ impl SliceNode for ExportedNode {
     fn adopt(&mut self, child: Self) {
         self.children.push(child);
     }
+
+    /// The parser AST is never pruned: its JSON holds its `children`, empty or not.
+    fn adoption_bytes(&self) -> usize {
+        0
+    }
 }
 
 /// A page's markdown exactly as its file holds it; its slices, joined, are the file. No ids:

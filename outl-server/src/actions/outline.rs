@@ -20,9 +20,9 @@ const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 
 /// One block of a page as handlers return it. It serializes with `tokens`, `text` tokenized
 /// for renderers (their sources, joined, are `text`), between `properties` and `children`. On
-/// the MCP wire `tokens` is always pruned, and `todo: null`, `collapsed: false` and empty
-/// `properties` are pruned as noise (`mcp::payload`), so a node serialized for the wire
-/// neither computes nor writes them; `outl call` shows every field.
+/// the MCP wire `tokens` is always pruned, and `todo: null`, `collapsed: false`, empty
+/// `properties` and a leaf's empty `children` are pruned as noise (`mcp::payload`), so a node
+/// serialized for the wire neither computes nor writes them; `outl call` shows every field.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutlineNode {
     /// The block id: what every block-targeting tool takes.
@@ -94,6 +94,7 @@ impl Serialize for OutlineNode {
             self.properties.is_empty(),
             Shape::EmptyCollection,
         );
+        let children = sent("children", self.children.is_empty(), Shape::EmptyCollection);
         // Pruned whatever they hold.
         let tokens = (!payload::node_leaves_out("tokens", Shape::Other)).then(|| self.tokens());
         let omitted = self.children_omitted != 0;
@@ -103,9 +104,10 @@ impl Serialize for OutlineNode {
             collapsed,
             properties,
             tokens.is_some(),
+            children,
             omitted,
         ];
-        let len = 3 + fields.iter().filter(|&&field| field).count();
+        let len = 2 + fields.iter().filter(|&&field| field).count();
         let mut node = serializer.serialize_struct("OutlineNode", len)?;
         node.serialize_field("id", &self.id)?;
         if let Some(parent) = &self.parent {
@@ -124,7 +126,9 @@ impl Serialize for OutlineNode {
         if let Some(tokens) = &tokens {
             node.serialize_field("tokens", tokens)?;
         }
-        node.serialize_field("children", &self.children)?;
+        if children {
+            node.serialize_field("children", &self.children)?;
+        }
         if omitted {
             node.serialize_field("children_omitted", &self.children_omitted)?;
         }

@@ -84,11 +84,25 @@ impl Tree for AstNode {
 pub trait SliceNode: Serialize {
     /// Appends `child` to the node's children.
     fn adopt(&mut self, child: Self);
+
+    /// The bytes the node's JSON on the wire grows by when it adopts a child, beside the
+    /// child's own and its separator.
+    fn adoption_bytes(&self) -> usize;
 }
 
 impl SliceNode for super::outline::OutlineNode {
     fn adopt(&mut self, child: Self) {
         self.children.push(child);
+    }
+
+    /// A leaf is sent without `children` (RFC 0276's pruning), so its first child brings the
+    /// key with it.
+    fn adoption_bytes(&self) -> usize {
+        if self.children.is_empty() {
+            r#","children":[]"#.len()
+        } else {
+            0
+        }
     }
 }
 
@@ -145,14 +159,16 @@ pub fn slice_tree<T: Tree, N: SliceNode>(
             continue;
         }
         close_to(&mut open, &mut sliced, level);
+        // The node's parent, if it is in the slice, is the innermost open node.
+        let adoption = open.last().map_or(0, |(_, parent)| parent.adoption_bytes());
         let node = make(Visit {
             block,
             position: at,
             parent: if open.is_empty() { parent } else { None },
             children_omitted: if level == levels { children.len() } else { 0 },
         });
-        // Its separator, and no more: a node's own JSON already holds its empty children.
-        let cost = wire_len(&node) + 1 + extra(at);
+        // Its separator, and what its parent's JSON grows by to hold it.
+        let cost = wire_len(&node) + 1 + adoption + extra(at);
         if taken > 0 && bytes + cost > window.bytes {
             next = Some(at);
             continue;
@@ -309,13 +325,44 @@ mod tests {
             limit: usize::MAX,
             bytes,
         };
-        let (nodes, cut) = slice_tree(&page, 50, budget(one * 2 + 10), 10, node, |_| 0);
+        // b brings `children` into a, a leaf until then.
+        let adoption = r#","children":[]"#.len();
+        let (nodes, cut) = slice_tree(&page, 50, budget(one * 2 + adoption + 10), 10, node, |_| 0);
         assert_eq!(shape(&nodes), "a(b)");
+        let (nodes, _) = slice_tree(&page, 50, budget(one * 2 + adoption + 9), 10, node, |_| 0);
+        assert_eq!(shape(&nodes), "a");
         assert_eq!(cut.map(|c| c.remaining), Some(5));
         let (nodes, _) = slice_tree(&page, 50, budget(1), 100, node, |_| 0);
         assert_eq!(shape(&nodes), "a");
         let (nodes, _) = slice_tree(&page, 50, budget(one * 3), 0, node, |_| one);
         assert_eq!(shape(&nodes), "a", "the extra bytes of each block count");
+    }
+
+    #[test]
+    fn a_slice_takes_no_more_bytes_on_the_wire_than_its_budget() {
+        let page = page();
+        let count = |nodes: &[OutlineNode]| -> usize {
+            fn all(nodes: &[OutlineNode]) -> usize {
+                nodes.iter().map(|n| 1 + all(&n.children)).sum()
+            }
+            all(nodes)
+        };
+        for bytes in 0..400 {
+            let window = Window {
+                start: 0,
+                limit: usize::MAX,
+                bytes,
+            };
+            let (nodes, _) = slice_tree(&page, 50, window, 0, node, |_| 0);
+            // One block is taken whatever the budget; past that, the budget holds.
+            if count(&nodes) > 1 {
+                let sent = wire_len(&nodes);
+                assert!(
+                    sent <= bytes + 1,
+                    "{sent} bytes sent for a budget of {bytes}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -158,13 +158,14 @@ impl Shape {
 }
 
 /// Whether a member of a handler-layer outline node is only for GUI renderers: `tokens`
-/// always, `collapsed: false`, `todo: null` and empty `properties` as default noise.
+/// always, `collapsed: false`, `todo: null`, empty `properties` and a leaf's empty `children`
+/// as default noise, each of which its absence says as well.
 fn is_gui_field(key: &[u8], value: Shape) -> bool {
     match key {
         b"tokens" => true,
         b"collapsed" => value == Shape::False,
         b"todo" => value == Shape::Null,
-        b"properties" => value == Shape::EmptyCollection,
+        b"properties" | b"children" => value == Shape::EmptyCollection,
         _ => false,
     }
 }
@@ -397,7 +398,7 @@ mod tests {
         let text = text_of(&result);
         assert_eq!(
             text,
-            r#"{"slug":"project-x","blocks":[{"id":"a1","text":"hello","children":[]}]}"#
+            r#"{"slug":"project-x","blocks":[{"id":"a1","text":"hello"}]}"#
         );
         assert!(!text.contains('\n'), "success text is pretty-printed");
 
@@ -522,7 +523,7 @@ mod tests {
             "collapsed": true,
             "properties": {"priority": "high"},
             "tokens": [],
-            "children": [],
+            "children": [{"id": "c1", "text": "a leaf", "children": []}],
         });
         prune_gui_fields(&mut node);
         assert_eq!(
@@ -533,7 +534,7 @@ mod tests {
                 "todo": "DONE",
                 "collapsed": true,
                 "properties": {"priority": "high"},
-                "children": [],
+                "children": [{"id": "c1", "text": "a leaf"}],
             })
         );
     }
@@ -591,7 +592,7 @@ mod tests {
         ]));
         assert_eq!(
             pruned,
-            r#"[{"id":"a","text":"t","children":[]},{"children":[],"text":"t","id":"b"},{"id":"c","text":"t","children":[],"collapsed":true,"todo":"TODO"}]"#
+            r#"[{"id":"a","text":"t"},{"text":"t","id":"b"},{"id":"c","text":"t","collapsed":true,"todo":"TODO"}]"#
         );
     }
 
@@ -605,7 +606,7 @@ mod tests {
             "collapsed": false,
             "properties": {},
         }));
-        assert!(pruned.starts_with(r#"{"todo":null,"meta":{"properties":{},"name":"x","collapsed":false},"tokens":[{"id":"a","text":"t","children":[]}],"#));
+        assert!(pruned.starts_with(r#"{"todo":null,"meta":{"properties":{},"name":"x","collapsed":false},"tokens":[{"id":"a","text":"t"}],"#));
     }
 
     /// Any JSON whose keys are often those the pruning looks at, with half of the objects

@@ -232,9 +232,16 @@ pub fn outline_nodes(outline: &Value) -> Vec<&Value> {
     let mut out = Vec::new();
     for node in outline.as_array().expect("an outline array") {
         out.push(node);
-        out.extend(outline_nodes(&node["children"]));
+        out.extend(outline_nodes(children(node)));
     }
     out
+}
+
+/// A node's children: on the MCP wire a leaf has no `children` (docs/mcp.md, the projection
+/// rule), which reads as none.
+pub fn children(node: &Value) -> &Value {
+    static NONE: Value = Value::Array(Vec::new());
+    node.get("children").unwrap_or(&NONE)
 }
 
 /// The pointers of an INVALID_ARGUMENTS error's problems.
