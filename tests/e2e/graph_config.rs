@@ -161,8 +161,8 @@ fn a_day_linked_by_its_title_is_that_journal_day() {
         day["meta"].get("name").is_none(),
         "the slug names the day: {day}"
     );
+    // A title and no name: a journal day.
     assert_eq!(day["meta"]["title"], "Feb 26th, 2021");
-    assert_eq!(day["meta"]["kind"], "journal");
     for name in ["feb 26th, 2021", "2021_02_26", "2021-02-26"] {
         let again = json_payload(&s.call("outl_page_get", json!({"slug": name})));
         assert_eq!(again["slug"], "2021-02-26", "{name}");
@@ -198,7 +198,8 @@ fn a_page_created_by_a_days_title_is_that_journal_day() {
     assert_eq!(created["slug"], "2021-03-01", "{created}");
     assert!(ws.path().join("journals/2021_03_01.md").exists());
     let day = json_payload(&s.call("outl_page_get", json!({"slug": "2021-03-01"})));
-    assert_eq!(day["meta"]["kind"], "journal");
+    assert_eq!(day["meta"]["title"], "Mar 1st, 2021", "{day}");
+    assert!(day["meta"].get("name").is_none(), "{day}");
     let backlinks = json_payload(&s.call("outl_page_backlinks", json!({"slug": "2021-03-01"})));
     assert_eq!(backlinks["total"], 1);
 
@@ -249,8 +250,15 @@ fn a_custom_title_format_names_days_and_new_days_get_its_file_names() {
     let today = json_payload(&s.call("outl_daily_today", json!({})));
     assert_eq!(today["date"], "2021-03-01");
     assert_eq!(today["meta"]["title"], "Mon, 01.03.2021");
-    assert_eq!(today["meta"]["file"], "journals/2021-03-01.md");
     assert!(ws.path().join("journals/2021-03-01.md").exists());
+    let listed = json_payload(&s.call(
+        "outl_page_list",
+        json!({"kind": "journal", "prefix": "2021-03-01", "details": true}),
+    ));
+    assert_eq!(
+        listed["pages"][0]["file"], "journals/2021-03-01.md",
+        "{listed}"
+    );
 
     let appended = json_payload(&s.call(
         "outl_daily_append",

@@ -27,13 +27,12 @@ fn daily_today_returns_date_meta_outline_and_md() {
 
     let today = json_payload(&s.call("outl_daily_today", json!({})));
     assert_eq!(today["date"], DEMO_LAST_DAY);
-    assert_eq!(today["meta"]["kind"], "journal");
     assert!(
         today["meta"].get("name").is_none(),
         "the date names the day"
     );
-    assert_eq!(today["meta"]["title"], "Nov 29th, 2026");
-    assert_eq!(today["meta"]["file"], "journals/2026_11_29.md");
+    // What a reader needs and no more: the file and last change are outl_page_list's details.
+    assert_eq!(today["meta"], json!({"title": "Nov 29th, 2026"}));
     let stored = fs::read_to_string(journal_file(ws.path(), DEMO_LAST_DAY)).unwrap();
     assert_eq!(today["md"], stored);
     let agenda = &today["outline"][1];
@@ -71,7 +70,7 @@ fn daily_get_reads_a_day_and_never_creates_one() {
 
     let day = json_payload(&s.call("outl_daily_get", json!({"date": "2026-11-24"})));
     assert_eq!(day["date"], "2026-11-24");
-    assert_eq!(day["meta"]["kind"], "journal");
+    assert_eq!(day["meta"]["title"], "Nov 24th, 2026");
     let cut = &day["outline"][2];
     assert_eq!(cut["collapsed"], true);
     assert_eq!(cut["children"].as_array().unwrap().len(), 2);

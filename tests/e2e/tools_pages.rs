@@ -32,7 +32,18 @@ fn page_list_slices_by_kind_namespace_and_cursor() {
     assert_eq!(bob["slug"], "bob lindgren");
     assert_eq!(bob["name"], "Bob Lindgren");
     assert!(bob["blocks"].as_u64().unwrap() > 0);
-    assert!(bob["updated"].as_str().unwrap().ends_with('Z'));
+    // The file and last change only when asked for.
+    assert!(
+        bob.get("updated").is_none() && bob.get("file").is_none(),
+        "{bob}"
+    );
+    let detailed = json_payload(&s.call("outl_page_list", json!({"details": true})));
+    let bob = &detailed["pages"][0];
+    assert_eq!(bob["slug"], "bob lindgren");
+    assert_eq!(bob["file"], "pages/Bob Lindgren.md");
+    assert!(bob["updated"].as_str().unwrap().ends_with('Z'), "{bob}");
+    let plain = json_payload(&s.call("outl_page_list", json!({"details": false})));
+    assert_eq!(plain, all);
 
     let first = json_payload(&s.call("outl_page_list", json!({"limit": 5})));
     assert_eq!(first["pages"].as_array().unwrap().len(), 5);
@@ -75,10 +86,14 @@ fn page_get_returns_meta_and_ids_and_cuts_at_depth() {
 
     let page = json_payload(&s.call("outl_page_get", json!({"slug": "LAUNCH CHECKLIST"})));
     assert_eq!(page["slug"], "launch checklist");
+    // A name and no title: a topic page. Its file and last change are outl_page_list's
+    // details.
     assert_eq!(page["meta"]["name"], "Launch checklist");
-    assert_eq!(page["meta"]["kind"], "page");
-    assert_eq!(page["meta"]["file"], "pages/Launch checklist.md");
     assert_eq!(page["meta"]["properties"]["alias"], "launch");
+    assert_eq!(
+        page["meta"].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["name", "properties"]
+    );
     let outline = &page["outline"];
     for node in outline_nodes(outline) {
         assert!(

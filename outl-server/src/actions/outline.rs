@@ -11,7 +11,7 @@ use serde_json::json;
 use super::slices::{self, Cut, Visit, Window};
 use crate::mcp::payload::{self, Shape};
 use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker, Token};
-use crate::workspace::{Block, GraphConfig, Page, PageKind, Workspace};
+use crate::workspace::{Block, GraphConfig, Page, Workspace};
 use crate::{Error, ErrorCode};
 
 /// Properties that are structure rather than content: `collapsed` becomes the node's flag,
@@ -181,24 +181,9 @@ pub fn content_properties(properties: &Properties) -> Properties {
         .collect()
 }
 
-/// Whether a page is an ordinary page or a journal day.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    Page,
-    Journal,
-}
-
-impl Kind {
-    pub fn of(page: &Page) -> Kind {
-        match page.kind {
-            PageKind::Page => Kind::Page,
-            PageKind::Journal { .. } => Kind::Journal,
-        }
-    }
-}
-
-/// What a page is, apart from its blocks.
+/// What a page is, apart from its blocks: what a reader needs to act on it. Its file and last
+/// change are not needed for that, and were most of a short page's reply besides its blocks;
+/// they come with each page of `outl_page_list` when it is asked for `details`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PageMeta {
     /// The name as written (`title::` when the page has one). Left out for a journal day,
@@ -206,16 +191,14 @@ pub struct PageMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// A journal day's title in the graph's format (`Nov 30th, 2026`), which links to the day
-    /// may use as well as its date.
+    /// may use as well as its date. A page has a `name` or a `title`, never both, and so says
+    /// whether it is a journal day.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    pub kind: Kind,
-    /// The markdown file, relative to the workspace.
-    pub file: String,
-    /// Page properties: the `key:: value` lines before the first bullet.
+    /// Page properties: the `key:: value` lines before the first bullet; left out when there
+    /// are none.
+    #[serde(skip_serializing_if = "Properties::is_empty")]
     pub properties: Properties,
-    /// Last change, RFC 3339 in UTC.
-    pub updated: String,
 }
 
 impl PageMeta {
@@ -223,10 +206,7 @@ impl PageMeta {
         PageMeta {
             name: page.date().is_none().then(|| page.name.clone()),
             title: page.date().map(|date| config.journal_title_of(date)),
-            kind: Kind::of(page),
-            file: page.file.clone(),
             properties: page.properties.clone(),
-            updated: timestamp(page.updated),
         }
     }
 }

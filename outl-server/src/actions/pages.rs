@@ -98,6 +98,8 @@ pub struct PageListArgs {
     pub limit: Option<u32>,
     /// From `next_cursor`.
     pub cursor: Option<String>,
+    /// Also each page's file and last change.
+    pub details: Option<bool>,
 }
 
 /// A new page.
@@ -153,10 +155,16 @@ pub struct BacklinksArgs {
 pub struct PageSummary {
     pub slug: String,
     pub name: String,
-    /// Last change, RFC 3339 in UTC.
-    pub updated: String,
     /// Blocks on the page, nested ones included.
     pub blocks: usize,
+    /// With `details`: the markdown file, relative to the workspace.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// With `details`: the last change, RFC 3339 in UTC. Asked for, not sent by default: it
+    /// took almost half the tokens of a list, which is read to find pages, and outl_recent
+    /// lists pages by their last change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -260,8 +268,8 @@ pub struct Reconciled {
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/// Pages by slug, each with its name, last change and block count; with `query`, the pages
-/// whose name or alias matches it, best first.
+/// Pages by slug, each with its name and block count; with `query`, the pages whose name or
+/// alias matches it, best first.
 #[tool(title = "List pages", read_only, idempotent, payload = json)]
 pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Error> {
     if let Some(query) = &args.query
@@ -301,6 +309,7 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
                 .is_none_or(|prefix| page.slug.starts_with(prefix))
     });
     let slice = paging::slice(matching, args.limit, args.cursor.as_deref())?;
+    let details = args.details.unwrap_or(false);
     Ok(PageList {
         pages: slice
             .items
@@ -308,8 +317,9 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
             .map(|page| PageSummary {
                 slug: page.slug.clone(),
                 name: page.name.clone(),
-                updated: outline::timestamp(page.updated),
                 blocks: page.body.count(),
+                file: details.then(|| page.file.clone()),
+                updated: details.then(|| outline::timestamp(page.updated)),
             })
             .collect(),
         total: slice.total,
@@ -317,8 +327,8 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
     })
 }
 
-/// A page: its meta (name, or a journal day's title, kind, file, page properties, last change)
-/// and its outline, every block with its id.
+/// A page: its meta (its name, or a journal day's title, and page properties) and its outline,
+/// every block with its id.
 #[tool(title = "Read page", read_only, idempotent, payload = json)]
 pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
