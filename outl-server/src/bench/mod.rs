@@ -2,7 +2,9 @@
 //!
 //! - `gen` writes a deterministic, realistic workspace of any size ([`generate`]).
 //! - `replies` measures every tool's reply as sent, in bytes and o200k tokens, against the
-//!   wire before RFC 0276 ([`prerfc`]).
+//!   wire before RFC 0276 ([`prerfc`]), and `tools/list`.
+//! - `pages` reads every page with `outl_page_get` and sets its tokens against the page's
+//!   markdown.
 //! - `latency` drives the real binary over stdio and Streamable HTTP: start-up, memory,
 //!   p50/p90/p99 per class of call, pipelined and concurrent throughput.
 //! - `relevance` asks `outl_search` and `outl_page_list` a judged query set on the generated
@@ -13,6 +15,7 @@
 mod client;
 pub mod generate;
 mod latency;
+mod page_reads;
 pub mod prerfc;
 mod relevance;
 pub mod replies;
@@ -36,8 +39,12 @@ enum BenchCommand {
     /// Write a deterministic, realistic Logseq workspace: the same pages and seed give the
     /// same bytes.
     Gen(GenArgs),
-    /// Bytes and o200k tokens of every tool's reply as sent, against the wire before RFC 0276.
+    /// Bytes and o200k tokens of every tool's reply as sent, against the wire before RFC 0276,
+    /// and of `tools/list`.
     Replies(replies::RepliesArgs),
+    /// The o200k tokens of reading every page whole with `outl_page_get`, against those of its
+    /// markdown: the median, typical and overall ratio, for topic pages and journal days.
+    Pages(page_reads::PagesArgs),
     /// Start-up, memory, and p50/p90/p99 of tools/call over stdio and Streamable HTTP, driving
     /// the real binary on a scratch copy of the workspace.
     Latency(latency::LatencyArgs),
@@ -111,6 +118,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     let result = match &args.command {
         BenchCommand::Gen(gen_args) => run_gen(gen_args),
         BenchCommand::Replies(replies_args) => replies::run(replies_args),
+        BenchCommand::Pages(pages_args) => page_reads::run(pages_args),
         BenchCommand::Latency(latency_args) => latency::run(latency_args),
         BenchCommand::Relevance(relevance_args) => relevance::run(relevance_args),
     };

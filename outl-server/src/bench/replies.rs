@@ -1,5 +1,5 @@
 //! `outl bench replies`: what every tool's reply costs a model, against the wire before RFC
-//! 0276.
+//! 0276, and what `tools/list` costs.
 //!
 //! One representative call per tool (reads on a typical page and journal day, writes on a
 //! scratch copy so that they are real), run through the registry in process. The same handler
@@ -21,6 +21,7 @@ use super::stats;
 use crate::actions::REGISTRY;
 use crate::mcp::payload::{prune_gui_fields, tool_success_payload};
 use crate::mcp::registry::{Payload, Reply, ToolEntry};
+use crate::mcp::server::tool_definitions;
 use crate::workspace::{Block, BlockList, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
@@ -29,6 +30,8 @@ const TOTAL_TARGET_PERCENT: f64 = 65.0;
 const DAILY_TODAY_TARGET_PERCENT: f64 = 70.0;
 /// Keys listed per tool in the report's last column.
 const COSTLIEST_SHOWN: usize = 4;
+/// The most tokens the tool definitions a model reads may take, every tool's together.
+const TOOLS_LIST_TARGET_TOKENS: u64 = 4_000;
 
 #[derive(Debug, Args)]
 pub struct RepliesArgs {
@@ -96,6 +99,47 @@ pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
         bytes: sent.len() as u64,
         tokens: sent_tokens,
         costliest,
+    }
+}
+
+/// `tools/list` in bytes and o200k tokens: the whole result as the server sends it, and the
+/// part of it a host hands the model as its tool definitions, each tool's `name`,
+/// `description` and `inputSchema` (titles and annotations are for the host, which shows the
+/// one and decides on the others).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolsList {
+    pub bytes: u64,
+    pub tokens: u64,
+    pub read_bytes: u64,
+    pub read_tokens: u64,
+}
+
+impl ToolsList {
+    pub fn measure(bpe: &CoreBPE) -> ToolsList {
+        let tokens = |text: &str| bpe.encode_ordinary(text).len() as u64;
+        let tools = tool_definitions(&REGISTRY);
+        // Tools are plain data: serializing them cannot fail.
+        let sent =
+            serde_json::to_string(&rmcp::model::ListToolsResult::with_all_items(tools.clone()))
+                .unwrap_or_default();
+        let read: Vec<Value> = tools
+            .iter()
+            .map(|tool| {
+                let tool = serde_json::to_value(tool).unwrap_or_default();
+                json!({
+                    "name": tool["name"],
+                    "description": tool["description"],
+                    "inputSchema": tool["inputSchema"],
+                })
+            })
+            .collect();
+        let read = json!({ "tools": read }).to_string();
+        ToolsList {
+            bytes: sent.len() as u64,
+            tokens: tokens(&sent),
+            read_bytes: read.len() as u64,
+            read_tokens: tokens(&read),
+        }
     }
 }
 
@@ -170,7 +214,14 @@ pub fn run(args: &RepliesArgs) -> Result<(), String> {
         measured.insert(name, outcome);
     }
 
-    print_report(&measured, &used, &targets, scratch.markdown_bytes)
+    let tools_list = ToolsList::measure(&bpe);
+    print_report(
+        &measured,
+        &used,
+        &targets,
+        scratch.markdown_bytes,
+        tools_list,
+    )
 }
 
 fn print_report(
@@ -178,6 +229,7 @@ fn print_report(
     used: &HashMap<&str, Value>,
     targets: &Targets,
     markdown_bytes: u64,
+    tools_list: ToolsList,
 ) -> Result<(), String> {
     println!(
         "Workspace: {} pages, {} journal days, {} blocks, {} of markdown. Typical page `{}`, \
@@ -237,6 +289,18 @@ fn print_report(
         "Bytes saved in total: {:.1}%.\n",
         stats::reduction(total.pre_rfc_bytes, total.bytes)
     );
+    println!(
+        "| `tools/list`, {} tools | bytes | tokens |\n| --- | ---: | ---: |",
+        REGISTRY.tools().len()
+    );
+    println!(
+        "| the result, as sent | {} | {} |",
+        tools_list.bytes, tools_list.tokens
+    );
+    println!(
+        "| the tool definitions a model reads: `name`, `description`, `inputSchema` | {} | {} |\n",
+        tools_list.read_bytes, tools_list.read_tokens
+    );
 
     let daily_saved = match measured.get("outl_daily_today") {
         Some(Ok(m)) => Some(stats::reduction(m.pre_rfc_tokens, m.tokens)),
@@ -250,13 +314,18 @@ fn print_report(
     );
     match daily_saved {
         Some(saved) => println!(
-            "| `outl_daily_today` at least {DAILY_TODAY_TARGET_PERCENT}% below | {saved:.1}% | {} |\n",
+            "| `outl_daily_today` at least {DAILY_TODAY_TARGET_PERCENT}% below | {saved:.1}% | {} |",
             yes_no(saved >= DAILY_TODAY_TARGET_PERCENT)
         ),
         None => println!(
-            "| `outl_daily_today` at least {DAILY_TODAY_TARGET_PERCENT}% below | not measured | no |\n"
+            "| `outl_daily_today` at least {DAILY_TODAY_TARGET_PERCENT}% below | not measured | no |"
         ),
     }
+    println!(
+        "| the tool definitions a model reads at most {TOOLS_LIST_TARGET_TOKENS} tokens | {} tokens | {} |\n",
+        tools_list.read_tokens,
+        yes_no(tools_list.read_tokens <= TOOLS_LIST_TARGET_TOKENS)
+    );
 
     println!("<details><summary>The calls measured</summary>\n");
     println!("| tool | arguments |");
@@ -605,6 +674,19 @@ mod tests {
             .filter(|name| representative_call(name, &targets).is_none())
             .collect();
         assert!(missing.is_empty(), "no representative call for {missing:?}");
+    }
+
+    #[test]
+    fn the_tool_definitions_a_model_reads_fit_their_budget() {
+        let bpe = tiktoken_rs::o200k_base().expect("o200k_base ships with tiktoken-rs");
+        let listed = ToolsList::measure(&bpe);
+        assert!(
+            listed.read_tokens <= TOOLS_LIST_TARGET_TOKENS,
+            "the tool definitions take {} tokens, over {TOOLS_LIST_TARGET_TOKENS}: say what \
+             every tool shares in the server's instructions, once",
+            listed.read_tokens
+        );
+        assert!(listed.read_tokens < listed.tokens && listed.read_bytes < listed.bytes);
     }
 
     #[test]
