@@ -60,11 +60,25 @@ pub fn run(args: &PagesArgs) -> Result<(), String> {
     let tool = REGISTRY
         .get("outl_page_get")
         .ok_or("outl_page_get is not registered")?;
-    let graph = ws.snapshot();
+    // What each page is, taken before any read: a snapshot holds the graph's read lock, which a
+    // read may need for writing when it looks for files changed outside outl.
+    let pages: Vec<(String, String, bool, String)> = ws
+        .snapshot()
+        .pages()
+        .map(|page| {
+            let journal = page.date().is_some();
+            (
+                page.slug.clone(),
+                page.file.clone(),
+                journal,
+                block_ids(page),
+            )
+        })
+        .collect();
     let (mut topics, mut journals) = (Vec::new(), Vec::new());
-    for page in graph.pages() {
-        let markdown = std::fs::read_to_string(scratch.path().join(&page.file))
-            .map_err(|e| format!("cannot read {}: {e}", page.file))?;
+    for (slug, file, journal, ids) in pages {
+        let markdown = std::fs::read_to_string(scratch.path().join(&file))
+            .map_err(|e| format!("cannot read {file}: {e}"))?;
         let markdown = tokens(&bpe, &markdown);
         // An empty file has no ratio; its reply is the slug and meta alone.
         if markdown == 0 {
@@ -72,12 +86,13 @@ pub fn run(args: &PagesArgs) -> Result<(), String> {
         }
         let read = PageRead {
             markdown,
-            read: read_whole(&bpe, tool, &ws, &page.slug)?,
-            ids: tokens(&bpe, &block_ids(page)),
+            read: read_whole(&bpe, tool, &ws, &slug)?,
+            ids: tokens(&bpe, &ids),
         };
-        match page.date() {
-            None => topics.push(read),
-            Some(_) => journals.push(read),
+        if journal {
+            journals.push(read);
+        } else {
+            topics.push(read);
         }
     }
     println!(
