@@ -42,9 +42,9 @@ pub struct Imported {
     pub slug: String,
     /// Whether the import created the page.
     pub created: bool,
-    /// The ids of the blocks written, in the order of the markdown's bullets (a block, then
-    /// its children).
-    pub ids: Vec<String>,
+    /// The blocks written.
+    #[serde(flatten)]
+    pub blocks: pages::WrittenIds,
     /// Ids of blocks a `replace` removed: references to them no longer resolve.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removed_ids: Vec<String>,
@@ -139,7 +139,7 @@ pub fn outl_import_md(ws: &Workspace, args: ImportArgs) -> Result<Imported, Erro
             return Ok(Imported {
                 slug: created.slug,
                 created: true,
-                ids: created.ids,
+                blocks: created.blocks,
                 removed_ids: Vec::new(),
             });
         }
@@ -147,7 +147,7 @@ pub fn outl_import_md(ws: &Workspace, args: ImportArgs) -> Result<Imported, Erro
     Ok(Imported {
         slug: written.slug,
         created: false,
-        ids: written.ids,
+        blocks: written.blocks,
         removed_ids: written.removed_ids,
     })
 }

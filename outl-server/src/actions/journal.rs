@@ -120,9 +120,9 @@ pub struct DailyList {
 pub struct DailyWritten {
     /// The day written to, `YYYY-MM-DD`.
     pub date: String,
-    /// The new blocks' ids, in the order of the markdown's bullets (a block, then its
-    /// children).
-    pub ids: Vec<String>,
+    /// The new blocks.
+    #[serde(flatten)]
+    pub blocks: pages::WrittenIds,
 }
 
 /// Today's journal, created if missing: its date, meta, outline with block ids, and markdown as
@@ -201,7 +201,7 @@ pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyW
     };
     // Checked before the day is created, so a refused call leaves nothing behind.
     let blocks = pages::blocks_to_append(ws, &args.md)?;
-    let ids = pages::preorder_ids(&blocks);
+    let written = pages::WrittenIds::of(&blocks);
     // A day this creates is created by the same op, so that its undo takes the day away too.
     ws.edit_day(date, "page.append", |page| {
         page.blocks_mut().extend(blocks);
@@ -209,7 +209,7 @@ pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyW
     })?;
     Ok(DailyWritten {
         date: date.to_string(),
-        ids,
+        blocks: written,
     })
 }
 

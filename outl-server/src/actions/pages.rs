@@ -203,8 +203,39 @@ pub struct PageCreated {
     pub name: String,
     /// The markdown file, relative to the workspace.
     pub file: String,
-    /// The ids of the page's blocks in document order (a block, then its children).
+    /// The page's blocks.
+    #[serde(flatten)]
+    pub blocks: WrittenIds,
+}
+
+/// The most block ids a write reply lists: past it, only the top-level blocks' are listed.
+pub const MAX_LISTED_IDS: usize = 200;
+
+/// The ids of the blocks a write made, in the order of the markdown's bullets (a block, then
+/// its children); past [`MAX_LISTED_IDS`], those of the top-level blocks only, and how many
+/// blocks there are in all (`outl_block_tree` on each lists the rest).
+#[derive(Debug, Serialize)]
+pub struct WrittenIds {
     pub ids: Vec<String>,
+    /// How many blocks the write made, when `ids` lists only the top-level ones.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ids_total: Option<usize>,
+}
+
+impl WrittenIds {
+    pub fn of(blocks: &[Block]) -> WrittenIds {
+        let ids = preorder_ids(blocks);
+        if ids.len() <= MAX_LISTED_IDS {
+            return WrittenIds {
+                ids,
+                ids_total: None,
+            };
+        }
+        WrittenIds {
+            ids_total: Some(ids.len()),
+            ids: blocks.iter().map(|block| block.id.to_string()).collect(),
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -228,9 +259,9 @@ pub struct PageDeleted {
 #[derive(Debug, Serialize)]
 pub struct PageWritten {
     pub slug: String,
-    /// The ids of the blocks written, in the order of the markdown's bullets (a block, then
-    /// its children).
-    pub ids: Vec<String>,
+    /// The blocks written.
+    #[serde(flatten)]
+    pub blocks: WrittenIds,
     /// Ids of blocks the write removed: references to them no longer resolve.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub removed_ids: Vec<String>,
@@ -516,7 +547,7 @@ pub fn create(ws: &Workspace, name: &str, md: &str) -> Result<PageCreated, Error
     let (properties, blocks) = ws.parse_page(md);
     let page = ws.create_page(name, properties, blocks)?;
     Ok(PageCreated {
-        ids: preorder_ids(&page.blocks()),
+        blocks: WrittenIds::of(&page.blocks()),
         slug: page.slug,
         name: page.name,
         file: page.file,
@@ -526,7 +557,7 @@ pub fn create(ws: &Workspace, name: &str, md: &str) -> Result<PageCreated, Error
 /// Replaces the content of the page `slug` with `md`, carrying the ids of unchanged blocks.
 pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error> {
     let (properties, mut blocks) = ws.parse_page(md);
-    let (ids, removed_ids) = ws
+    let (written, removed_ids) = ws
         .edit("page.update", &[slug], |pages| {
             let page = &mut pages[0];
             carry_ids(&page.blocks(), &mut blocks);
@@ -536,14 +567,15 @@ pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Erro
                 .into_iter()
                 .filter(|id| !kept.contains(id))
                 .collect();
+            let written = WrittenIds::of(&blocks);
             page.properties = properties;
             page.body = blocks.into();
-            Ok((ids, removed))
+            Ok((written, removed))
         })
         .map_err(|e| suggest_if_missing(ws, e))?;
     Ok(PageWritten {
         slug: slug.to_string(),
-        ids,
+        blocks: written,
         removed_ids,
     })
 }
@@ -573,7 +605,7 @@ pub fn blocks_to_append(ws: &Workspace, md: &str) -> Result<Vec<Block>, Error> {
 
 /// Appends `blocks` to the page `slug`.
 pub fn append_blocks(ws: &Workspace, slug: &str, blocks: Vec<Block>) -> Result<PageWritten, Error> {
-    let ids = preorder_ids(&blocks);
+    let written = WrittenIds::of(&blocks);
     ws.edit("page.append", &[slug], |pages| {
         pages[0].blocks_mut().extend(blocks);
         Ok(())
@@ -581,7 +613,7 @@ pub fn append_blocks(ws: &Workspace, slug: &str, blocks: Vec<Block>) -> Result<P
     .map_err(|e| suggest_if_missing(ws, e))?;
     Ok(PageWritten {
         slug: slug.to_string(),
-        ids,
+        blocks: written,
         removed_ids: Vec::new(),
     })
 }
@@ -782,6 +814,30 @@ mod tests {
         (dir, ws)
     }
 
+    #[test]
+    fn a_write_of_many_blocks_lists_its_top_level_ids_and_counts_them_all() {
+        let (_dir, ws) = workspace(&[("pages/p.md", "- first\n")]);
+        let few = append(&ws, "p", "- a\n\t- b\n").unwrap();
+        assert_eq!((few.blocks.ids.len(), few.blocks.ids_total), (2, None));
+
+        let md: String = (0..150)
+            .map(|i| format!("- top {i}\n\t- under {i}\n"))
+            .collect();
+        let many = append(&ws, "p", &md).unwrap();
+        assert_eq!(
+            (many.blocks.ids.len(), many.blocks.ids_total),
+            (150, Some(300))
+        );
+        let page = ws.snapshot().page("p").unwrap().clone();
+        let top: Vec<String> = page.blocks()[2..]
+            .iter()
+            .map(|b| b.id.to_string())
+            .collect();
+        assert_eq!(many.blocks.ids, top);
+        let wire = serde_json::to_value(&many).unwrap();
+        assert_eq!(wire["ids_total"], 300);
+    }
+
     fn render(ws: &Workspace, slug: &str) -> String {
         let args = PageSliceArgs {
             slug: slug.into(),
@@ -826,10 +882,10 @@ mod tests {
         let (_dir, ws) = workspace(&[("pages/p.md", "- keep\n- drop\n")]);
         let before = preorder_ids(&ws.snapshot().page("p").unwrap().blocks());
         let written = replace(&ws, "p", "tags:: x\n\n- keep\n").unwrap();
-        assert_eq!(written.ids, [before[0].clone()]);
+        assert_eq!(written.blocks.ids, [before[0].clone()]);
         assert_eq!(written.removed_ids, [before[1].clone()]);
         let page = ws.snapshot().page("p").unwrap().clone();
         assert_eq!(page.properties.get("tags").map(String::as_str), Some("x"));
-        assert_eq!(preorder_ids(&page.blocks()), written.ids);
+        assert_eq!(preorder_ids(&page.blocks()), written.blocks.ids);
     }
 }

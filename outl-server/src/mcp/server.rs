@@ -58,7 +58,8 @@ them if asked, `depth` levels deep for page and block-tree reads (a node whose c
 left out says how many in `children_omitted`), and no more than its reply holds, about 10,000 \
 tokens or `budget` (up to 50,000). A read cut short carries `next_cursor` and `remaining` \
 (after markdown, in a second text), and a block whose parent came in an earlier slice names \
-its `parent`.
+its `parent`. A write of more than 200 blocks lists the ids of its top-level blocks only, with \
+`ids_total`.
 
 Undo: every write is an op of outl_log and can be undone. outl_undo reverts this session's \
 newest write, never another client's; outl_undo {\"op\": seq} undoes any op of the log unless \
@@ -338,9 +339,11 @@ mod tests {
 
     #[test]
     fn the_instructions_state_the_limits_the_code_applies() {
+        use crate::actions::pages::MAX_LISTED_IDS;
         use crate::actions::paging::{DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT};
         use crate::mcp::registry::MAX_STRING_CHARS;
         for stated in [
+            format!("more than {MAX_LISTED_IDS} blocks lists the ids of its top-level"),
             format!("`limit` items ({DEFAULT_LIMIT} if left out, {MAX_LIMIT} at most)"),
             format!("about {} tokens", grouped(DEFAULT_BUDGET as usize)),
             format!("(up to {})", grouped(MAX_BUDGET as usize)),
