@@ -15,8 +15,9 @@
 //! ```
 //!
 //! A Logseq graph opens as it is. Files under `pages/` and `journals/` (sub-folders included)
-//! ending in `.md` are pages; hidden files are ignored, symlinks leading outside the
-//! workspace are skipped and reported ([`Graph::skipped`]).
+//! ending in `.md` or `.org` are pages, dot-named ones too (`.NET.md`); what `:hidden` names,
+//! editors' lock files, other files and symlinks leading outside the workspace are skipped
+//! and reported ([`Graph::skipped`], see `load::page_files`). Org pages are read only.
 //!
 //! # Names and slugs
 //!
