@@ -156,6 +156,10 @@ pub fn shown_value(value: &str) -> String {
             }
         }
     }
+    if !value.contains("[[") && !value.contains('#') {
+        // No link or tag to show by name: most values, read without tokenizing.
+        return value.trim().to_lowercase();
+    }
     let mut out = String::new();
     shown(&tokenize(value), &mut out);
     out.trim().to_lowercase()
@@ -296,6 +300,14 @@ pub fn map_block_refs<'t>(text: &'t str, map: &dyn Fn(&str) -> Option<String>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_compare_as_logseq_shows_them() {
+        for value in ["[[Feature]]", "#Feature", "#[[feature]]", " feature "] {
+            assert_eq!(shown_value(value), "feature", "{value}");
+        }
+        assert_eq!(shown_value("[[a b]], c"), "a b, c");
+    }
 
     #[test]
     fn page_links_cover_links_tags_and_link_targets() {
