@@ -12,7 +12,7 @@
 //! kept where it is.
 
 use super::Properties;
-use super::syntax::{is_property_key, lines};
+use super::syntax::{is_property_key, lines, lines_at};
 
 /// What YAML trims around a value, as outl trims property values.
 const BLANK: [char; 2] = [' ', '\t'];
@@ -21,10 +21,7 @@ const BLANK: [char; 2] = [' ', '\t'];
 /// and its line break) and the rest. Front matter opens on the page's first line and must be
 /// closed; otherwise there is none.
 pub fn split_front_matter(md: &str) -> (Option<&str>, &str) {
-    let mut offset = 0;
-    for (index, line) in lines(md).enumerate() {
-        let end = offset + line.len();
-        let next = end + line_break_len(&md[end..]);
+    for (index, (_, line, next)) in spans(md).enumerate() {
         if line.trim_end() == "---" {
             if index > 0 {
                 return (Some(&md[..next]), &md[next..]);
@@ -32,9 +29,16 @@ pub fn split_front_matter(md: &str) -> (Option<&str>, &str) {
         } else if index == 0 {
             return (None, md);
         }
-        offset = next;
     }
     (None, md)
+}
+
+/// Each line of `text` with where it starts and where the next one does (past its break).
+fn spans(text: &str) -> impl Iterator<Item = (usize, &str, usize)> {
+    lines_at(text, text).map(|(start, line)| {
+        let end = start + line.len();
+        (start, line, end + line_break_len(&text[end..]))
+    })
 }
 
 fn line_break_len(rest: &str) -> usize {
@@ -64,11 +68,8 @@ enum Piece<'a> {
 /// The pieces of front matter `front_matter`, in order.
 fn pieces(front_matter: &str) -> Vec<Piece<'_>> {
     let mut pieces: Vec<Piece> = Vec::new();
-    let mut offset = 0;
     let count = lines(front_matter).count();
-    for (index, line) in lines(front_matter).enumerate() {
-        let start = offset;
-        offset += line.len() + line_break_len(&front_matter[offset + line.len()..]);
+    for (index, (start, line, offset)) in spans(front_matter).enumerate() {
         let source = &front_matter[start..offset];
         let delimiter = index == 0 || index + 1 == count;
         if !delimiter && let Some((key, rest)) = top_level_key(line) {

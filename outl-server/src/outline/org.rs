@@ -16,15 +16,14 @@
 //! Links (`[[page]]`, `[[url][label]]`), `#tags` and `((ref))`s are read from texts by the same
 //! inline rules as markdown's. Reading never fails.
 
-use super::syntax::{lines, split_indent};
+use super::syntax::{lines_at, split_indent};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
 /// Parses an org page, and gives where each block begins (as
 /// [`parse_with_starts`](super::parse_with_starts) does for markdown).
 pub fn parse_org_with_starts(text: &str) -> (Document, Vec<usize>) {
     let mut reader = OrgReader::default();
-    for line in lines(text) {
-        let offset = line.as_ptr() as usize - text.as_ptr() as usize;
+    for (offset, line) in lines_at(text, text) {
         reader.line(line, offset);
     }
     let starts = std::mem::take(&mut reader.starts);

@@ -2,7 +2,7 @@
 
 use super::front_matter::{front_matter_properties, split_front_matter};
 use super::syntax::{
-    Fence, LinePlace, bullet_text, columns, lines, property_line, split_indent, strip_columns,
+    Fence, LinePlace, bullet_text, columns, lines_at, property_line, split_indent, strip_columns,
     unescape,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
@@ -28,9 +28,7 @@ pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
         front_matter: front_matter.map(str::to_owned),
         ..Parser::default()
     };
-    for line in lines(rest) {
-        // A line is a slice of `markdown`, so its distance from the start is its offset.
-        let offset = line.as_ptr() as usize - markdown.as_ptr() as usize;
+    for (offset, line) in lines_at(markdown, rest) {
         parser.line(line, offset);
     }
     let starts = std::mem::take(&mut parser.starts);

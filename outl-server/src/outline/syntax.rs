@@ -164,6 +164,15 @@ pub(crate) fn unescape(line: &str, place: LinePlace) -> Cow<'_, str> {
     }
 }
 
+/// The lines of `part`, a slice of `whole`, each with its byte offset in `whole`.
+pub(crate) fn lines_at<'t>(
+    whole: &'t str,
+    part: &'t str,
+) -> impl Iterator<Item = (usize, &'t str)> {
+    // A line is a slice of `whole`, so its distance from the start is its offset.
+    lines(part).map(move |line| (line.as_ptr() as usize - whole.as_ptr() as usize, line))
+}
+
 /// Splits text into lines at `\n`, `\r\n` and lone `\r`. A final line break ends the last line
 /// rather than starting an empty one.
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
