@@ -14,16 +14,10 @@ pub fn serialize(doc: &Document) -> String {
     let properties = normalize_properties(&doc.properties);
     let line_properties = match &doc.front_matter {
         Some(front_matter) => {
-            let followed = follows_front_matter(front_matter, &properties, &doc.blocks);
+            let line_properties = outside_front_matter(front_matter, &properties);
+            let followed = !doc.blocks.is_empty() || !line_properties.is_empty();
             out.push_str(&written_front_matter(front_matter, &properties, followed));
-            let held = front_matter_properties(front_matter);
-            Cow::Owned(
-                properties
-                    .iter()
-                    .filter(|(key, _)| !held.contains_key(key))
-                    .map(|(key, value)| (key.clone(), value.clone()))
-                    .collect(),
-            )
+            Cow::Owned(line_properties)
         }
         None => properties,
     };
@@ -54,7 +48,8 @@ impl Document {
         let properties = normalize_properties(&self.properties);
         Document {
             front_matter: self.front_matter.as_deref().map(|front_matter| {
-                let followed = follows_front_matter(front_matter, &properties, &self.blocks);
+                let followed = !self.blocks.is_empty()
+                    || !outside_front_matter(front_matter, &properties).is_empty();
                 written_front_matter(front_matter, &properties, followed)
             }),
             properties: properties.into_owned(),
@@ -73,15 +68,14 @@ fn written_front_matter(front_matter: &str, properties: &Properties, followed: b
     written
 }
 
-/// Whether anything of `doc` is written after its front matter: a property it does not hold,
-/// or a block.
-fn follows_front_matter(
-    front_matter: &str,
-    properties: &Properties,
-    blocks: &[OutlineNode],
-) -> bool {
+/// The properties that front matter `front_matter` does not hold, written as `key::` lines.
+fn outside_front_matter(front_matter: &str, properties: &Properties) -> Properties {
     let held = front_matter_properties(front_matter);
-    !blocks.is_empty() || properties.keys().any(|key| !held.contains_key(key))
+    properties
+        .iter()
+        .filter(|(key, _)| !held.contains_key(key))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
 }
 
 /// Normalizes blocks at `depth` (0 for top-level blocks).
