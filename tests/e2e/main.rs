@@ -19,6 +19,7 @@ mod mcp_startup;
 mod mcp_stdio;
 mod reconcile;
 mod rfc_0276;
+mod surgical_writes;
 mod tools_blocks;
 mod tools_export;
 mod tools_history;

@@ -12,7 +12,7 @@
 //! kept where it is.
 
 use super::Properties;
-use super::syntax::{is_property_key, lines, lines_at};
+use super::syntax::{is_property_key, line_spans, lines};
 
 /// What YAML trims around a value, as outl trims property values.
 const BLANK: [char; 2] = [' ', '\t'];
@@ -21,7 +21,7 @@ const BLANK: [char; 2] = [' ', '\t'];
 /// and its line break) and the rest. Front matter opens on the page's first line and must be
 /// closed; otherwise there is none.
 pub fn split_front_matter(md: &str) -> (Option<&str>, &str) {
-    for (index, (_, line, next)) in spans(md).enumerate() {
+    for (index, (_, line, next)) in line_spans(md).enumerate() {
         if line.trim_end() == "---" {
             if index > 0 {
                 return (Some(&md[..next]), &md[next..]);
@@ -31,22 +31,6 @@ pub fn split_front_matter(md: &str) -> (Option<&str>, &str) {
         }
     }
     (None, md)
-}
-
-/// Each line of `text` with where it starts and where the next one does (past its break).
-fn spans(text: &str) -> impl Iterator<Item = (usize, &str, usize)> {
-    lines_at(text, text).map(|(start, line)| {
-        let end = start + line.len();
-        (start, line, end + line_break_len(&text[end..]))
-    })
-}
-
-fn line_break_len(rest: &str) -> usize {
-    if rest.starts_with("\r\n") {
-        2
-    } else {
-        usize::from(rest.starts_with(['\n', '\r']))
-    }
 }
 
 /// One top-level key of the front matter and the lines it spans.
@@ -69,7 +53,7 @@ enum Piece<'a> {
 fn pieces(front_matter: &str) -> Vec<Piece<'_>> {
     let mut pieces: Vec<Piece> = Vec::new();
     let count = lines(front_matter).count();
-    for (index, (start, line, offset)) in spans(front_matter).enumerate() {
+    for (index, (start, line, offset)) in line_spans(front_matter).enumerate() {
         let source = &front_matter[start..offset];
         let delimiter = index == 0 || index + 1 == count;
         if !delimiter && let Some((key, rest)) = top_level_key(line) {

@@ -70,6 +70,10 @@
 //! by `serialize(&parse(md))`. [`is_property_key`] and [`is_property_value`] tell a caller
 //! whether a property can be written as given.
 //!
+//! [`serialize_over`] writes a changed document over the file it was read from instead: the
+//! lines of the blocks that did not change stay as they were, and the rest follows the file's
+//! own style (see `rewrite`).
+//!
 //! # Inline
 //!
 //! [`tokenize`] splits a text into [`Token`]s for renderers; [`page_links`], [`tags`],
@@ -83,6 +87,7 @@ mod links;
 mod org;
 mod parse;
 mod properties;
+mod rewrite;
 mod serialize;
 mod syntax;
 mod task;
@@ -99,6 +104,7 @@ pub use links::{
 };
 pub use parse::{parse, parse_with_starts};
 pub use properties::Properties;
+pub use rewrite::{Former, serialize_over};
 pub use serialize::{is_property_value, serialize};
 pub use syntax::is_property_key;
 pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, task_marker};

@@ -60,7 +60,11 @@ impl Document {
 
 /// Front matter as [`serialize`] writes it for these page properties: their values, and a line
 /// break after the closing `---` when anything follows it.
-fn written_front_matter(front_matter: &str, properties: &Properties, followed: bool) -> String {
+pub(super) fn written_front_matter(
+    front_matter: &str,
+    properties: &Properties,
+    followed: bool,
+) -> String {
     let mut written = rewrite_front_matter(front_matter, properties);
     if followed && !written.ends_with(['\n', '\r']) {
         written.push('\n');
@@ -69,7 +73,7 @@ fn written_front_matter(front_matter: &str, properties: &Properties, followed: b
 }
 
 /// The properties that front matter `front_matter` does not hold, written as `key::` lines.
-fn outside_front_matter(front_matter: &str, properties: &Properties) -> Properties {
+pub(super) fn outside_front_matter(front_matter: &str, properties: &Properties) -> Properties {
     let held = front_matter_properties(front_matter);
     properties
         .iter()
@@ -135,7 +139,7 @@ fn normalize_text(text: &str) -> Cow<'_, str> {
     }
 }
 
-fn normalize_value(value: &str) -> Cow<'_, str> {
+pub(super) fn normalize_value(value: &str) -> Cow<'_, str> {
     let one_line: Cow<'_, str> = if value.contains(['\n', '\r']) {
         Cow::Owned(lines(value).collect::<Vec<_>>().join(" "))
     } else {
@@ -167,7 +171,7 @@ pub fn is_property_value(value: &str) -> bool {
     *normalize_value(value) == *value
 }
 
-fn normalize_properties(properties: &Properties) -> Cow<'_, Properties> {
+pub(super) fn normalize_properties(properties: &Properties) -> Cow<'_, Properties> {
     let representable = properties
         .iter()
         .all(|(key, value)| super::is_property_key(key) && is_property_value(value));
@@ -215,7 +219,7 @@ fn write_block(node: &OutlineNode, indent: &mut String, out: &mut String) {
 }
 
 /// Writes a block's text and properties, not its children.
-fn write_block_alone(node: &OutlineNode, indent: &str, out: &mut String) {
+pub(super) fn write_block_alone(node: &OutlineNode, indent: &str, out: &mut String) {
     let text = normalize_text(&node.text);
     let mut text_lines = text.split('\n');
     let first = text_lines.next().unwrap_or_default();

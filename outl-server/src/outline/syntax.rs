@@ -173,6 +173,23 @@ pub(crate) fn lines_at<'t>(
     lines(part).map(move |line| (line.as_ptr() as usize - whole.as_ptr() as usize, line))
 }
 
+/// Each line of `text` with where it starts and where the next one does (past its break).
+pub(crate) fn line_spans(text: &str) -> impl Iterator<Item = (usize, &str, usize)> {
+    lines_at(text, text).map(|(start, line)| {
+        let end = start + line.len();
+        (start, line, end + line_break_len(&text[end..]))
+    })
+}
+
+/// The length of the line break `rest` starts with: 2 for `\r\n`, 1 for `\n` or `\r`, else 0.
+pub(crate) fn line_break_len(rest: &str) -> usize {
+    if rest.starts_with("\r\n") {
+        2
+    } else {
+        usize::from(rest.starts_with(['\n', '\r']))
+    }
+}
+
 /// Splits text into lines at `\n`, `\r\n` and lone `\r`. A final line break ends the last line
 /// rather than starting an empty one.
 pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {

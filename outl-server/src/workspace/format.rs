@@ -1,9 +1,10 @@
 //! Between the outline format (`crate::outline`) and the workspace model: markdown to blocks
 //! and back.
 
-use crate::outline::{self, Document, OutlineNode, Properties, Syntax};
+use crate::outline::{self, Document, Former, OutlineNode, Properties, Syntax};
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use compact_str::CompactString;
 use thin_vec::ThinVec;
@@ -103,12 +104,77 @@ pub fn render(
     blocks: &[Block],
     refs_on_disk: RefsOnDisk<'_>,
 ) -> String {
-    outline::serialize(&Document {
+    outline::serialize(&document(front_matter, properties, blocks, refs_on_disk))
+}
+
+/// [`render`] over the markdown the page had, `original`, whose blocks were `before`: a block
+/// that keeps its id, its depth, its text and its properties keeps its lines byte for byte, and
+/// the rest is written in the file's style (see [`outline::serialize_over`]).
+pub fn render_over(
+    original: &str,
+    before: &[Block],
+    front_matter: Option<&str>,
+    properties: &Properties,
+    blocks: &[Block],
+    refs_on_disk: RefsOnDisk<'_>,
+) -> String {
+    let (_, starts) = Syntax::Markdown.parse_with_starts(original);
+    let old = with_depths(before);
+    // The page as held must be the file's blocks one for one, or no line can be matched.
+    let by_id: HashMap<&str, (usize, usize, &Block)> = if old.len() == starts.len() {
+        old.iter()
+            .enumerate()
+            .filter(|(_, (_, block))| !block.id.is_empty())
+            .map(|(k, &(depth, block))| (block.id.as_str(), (k, depth, block)))
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    let formers: Vec<Former> = with_depths(blocks)
+        .into_iter()
+        .map(|(depth, block)| match by_id.get(block.id.as_str()) {
+            Some(&(k, old_depth, old))
+                if old_depth == depth
+                    && old.text == block.text
+                    && old.properties == block.properties =>
+            {
+                Former::Unchanged(k)
+            }
+            Some(&(k, ..)) => Former::Changed(k),
+            None => Former::New,
+        })
+        .collect();
+    outline::serialize_over(
+        &document(front_matter, properties, blocks, refs_on_disk),
+        original,
+        &starts,
+        &formers,
+    )
+}
+
+fn document(
+    front_matter: Option<&str>,
+    properties: &Properties,
+    blocks: &[Block],
+    refs_on_disk: RefsOnDisk<'_>,
+) -> Document {
+    Document {
         front_matter: front_matter.map(str::to_owned),
         properties: properties.clone(),
         blocks: blocks
             .iter()
             .map(|block| node_of(block, refs_on_disk))
             .collect(),
-    })
+    }
+}
+
+/// The blocks in document order, each with its depth (0 at the top level).
+fn with_depths(blocks: &[Block]) -> Vec<(usize, &Block)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<(usize, &Block)> = blocks.iter().rev().map(|b| (0, b)).collect();
+    while let Some((depth, block)) = stack.pop() {
+        out.push((depth, block));
+        stack.extend(block.children.iter().rev().map(|child| (depth + 1, child)));
+    }
+    out
 }

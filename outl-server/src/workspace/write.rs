@@ -877,7 +877,15 @@ impl Workspace {
                 (None, Some(before)) if same_content(&before.page, &draft.page) => {
                     before.md.clone()
                 }
-                (None, _) => format::render(
+                (None, Some(before)) => format::render_over(
+                    &before.md,
+                    &before.page.blocks(),
+                    draft.page.front_matter.as_deref(),
+                    &draft.page.properties,
+                    &draft.page.blocks(),
+                    &refs_on_disk,
+                ),
+                (None, None) => format::render(
                     draft.page.front_matter.as_deref(),
                     &draft.page.properties,
                     &draft.page.blocks(),

@@ -226,7 +226,6 @@ pub fn tool_error(reply: &Value) -> Value {
     error
 }
 
-/// A temporary copy of the demo workspace (`examples/demo`), outl state not included.
 /// Every outline node of a reply, depth first.
 pub fn outline_nodes(outline: &Value) -> Vec<&Value> {
     let mut out = Vec::new();
@@ -264,6 +263,7 @@ pub fn column<'a>(list: &'a Value, field: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// A temporary copy of the demo workspace (`examples/demo`), outl state not included.
 pub fn demo_workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp workspace");
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/demo");
@@ -627,4 +627,38 @@ fn dechunk(mut body: &[u8]) -> Vec<u8> {
         body = &body[(start + size + 2).min(body.len())..];
     }
     out
+}
+
+/// The lines that differ between two versions of a file, each with its line break as written:
+/// `-line` for one only `before` has, `+line` for one only `after` has, in file order (a
+/// longest common subsequence keeps the rest). A line that moved is both.
+pub fn changed_lines(before: &str, after: &str) -> Vec<String> {
+    let old: Vec<&str> = before.split_inclusive('\n').collect();
+    let new: Vec<&str> = after.split_inclusive('\n').collect();
+    // common[i][j]: the longest common subsequence of old[i..] and new[j..].
+    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            common[i][j] = if old[i] == new[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut changed = Vec::new();
+    while i < old.len() || j < new.len() {
+        if i < old.len() && j < new.len() && old[i] == new[j] {
+            i += 1;
+            j += 1;
+        } else if j == new.len() || (i < old.len() && common[i + 1][j] >= common[i][j + 1]) {
+            changed.push(format!("-{}", old[i]));
+            i += 1;
+        } else {
+            changed.push(format!("+{}", new[j]));
+            j += 1;
+        }
+    }
+    changed
 }

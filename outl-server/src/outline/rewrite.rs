@@ -1,0 +1,380 @@
+//! A document written over the file it was read from, so that a write changes the lines of
+//! the blocks it changed and nothing else: the other blocks keep their lines byte for byte
+//! (indentation, spacing, escapes, the blank lines after them), the page's head keeps every
+//! line whose property did not change, and the lines outl writes follow the file's own style:
+//! its indent unit (a tab, or the two or four spaces its bullets use), its line break, and a
+//! final line break only where the file had one.
+//!
+//! Whatever the file held, the result reads back as the document: it is checked by parsing
+//! it, and where a file's layout does not allow the surgical form (a kept block under a parent
+//! whose indentation no longer nests it, say) the document is written whole in the file's
+//! style, or, failing that, in the canonical style.
+
+use std::borrow::Cow;
+
+use super::front_matter::split_front_matter;
+use super::parse::parse;
+use super::serialize::{
+    normalize_properties, normalize_value, outside_front_matter, serialize, write_block_alone,
+    written_front_matter,
+};
+use super::syntax::{bullet_text, line_break_len, line_spans, lines, property_line, split_indent};
+use super::{Document, MAX_DEPTH, OutlineNode};
+
+/// What a block of a document written over a file was in that file, by the block's index
+/// there (in document order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Former {
+    /// The same block at the same depth, its own text and properties unchanged: it keeps its
+    /// lines.
+    Unchanged(usize),
+    /// The same block, changed or moved to another depth: it is written anew, followed by the
+    /// blank lines that followed it.
+    Changed(usize),
+    /// A block the file did not have.
+    New,
+}
+
+/// `doc` written over `original`, the file it was read from, cut into blocks at `starts` (as
+/// [`parse_with_starts`](super::parse_with_starts) gives them). `formers` holds, for each
+/// block of `doc` in document order, what it was in the file.
+pub fn serialize_over(
+    doc: &Document,
+    original: &str,
+    starts: &[usize],
+    formers: &[Former],
+) -> String {
+    let style = Style::of(original);
+    let expected = doc.normalized();
+    let surgical = Surgical {
+        original,
+        starts,
+        style: &style,
+    };
+    for formers in [formers, &[]] {
+        if let Some(written) = surgical.write(doc, formers)
+            && parse(&written) == expected
+        {
+            return written;
+        }
+    }
+    serialize(doc)
+}
+
+/// How a file writes what outl adds to it.
+struct Style {
+    line_break: &'static str,
+    /// What a child's bullet is indented by beyond its parent's.
+    indent_unit: String,
+    final_break: bool,
+}
+
+impl Style {
+    fn of(original: &str) -> Style {
+        let line_break = match original.find(['\n', '\r']) {
+            Some(at) if original[at..].starts_with("\r\n") => "\r\n",
+            _ => "\n",
+        };
+        Style {
+            line_break,
+            indent_unit: indent_unit(original),
+            final_break: original.is_empty() || original.ends_with(['\n', '\r']),
+        }
+    }
+}
+
+/// The indent unit of a file's bullets: a tab if any bullet is indented by one (Logseq's
+/// default, and what a file without nested bullets gets), else the fewest spaces any bullet is
+/// indented by.
+fn indent_unit(original: &str) -> String {
+    let mut fewest_spaces: Option<usize> = None;
+    for line in lines(original) {
+        let (indent, rest) = split_indent(line);
+        if indent.is_empty() || bullet_text(rest).is_none() {
+            continue;
+        }
+        if indent.contains('\t') {
+            return "\t".to_owned();
+        }
+        fewest_spaces = Some(fewest_spaces.map_or(indent.len(), |n| n.min(indent.len())));
+    }
+    fewest_spaces.map_or_else(|| "\t".to_owned(), |n| " ".repeat(n))
+}
+
+struct Surgical<'a> {
+    original: &'a str,
+    starts: &'a [usize],
+    style: &'a Style,
+}
+
+impl Surgical<'_> {
+    /// The document over the original, `formers` saying what each block was (every block
+    /// written anew when it is empty); `None` for a document nested deeper than the parser
+    /// reads.
+    fn write(&self, doc: &Document, formers: &[Former]) -> Option<String> {
+        let mut out = String::with_capacity(self.original.len() + 64);
+        self.write_head(doc, &mut out);
+        let mut formers = formers.iter().copied();
+        self.write_blocks(&doc.blocks, None, 0, &mut formers, &mut out)?;
+        if !self.style.final_break {
+            // The file ended without a line break, so it ends without the blank lines a kept
+            // block brings along as well.
+            out.truncate(out.trim_end_matches(['\n', '\r']).len());
+        }
+        Some(out)
+    }
+
+    /// The front matter and page properties: the original's lines where their values are
+    /// unchanged, changed values in place, new properties after the last property line.
+    fn write_head(&self, doc: &Document, out: &mut String) {
+        let head = &self.original[..self.starts.first().map_or(self.original.len(), |&s| s)];
+        let (_, rest) = split_front_matter(head);
+        let properties = normalize_properties(&doc.properties);
+        let line_properties = match &doc.front_matter {
+            Some(front_matter) => {
+                let line_properties = outside_front_matter(front_matter, &properties);
+                let followed = !doc.blocks.is_empty() || !line_properties.is_empty();
+                out.push_str(&written_front_matter(front_matter, &properties, followed));
+                Cow::Owned(line_properties)
+            }
+            None => properties,
+        };
+        if line_properties.is_empty() {
+            // No property lines left: the blank lines that set them off go with them.
+            let had_properties =
+                lines(rest).any(|line| property_line(split_indent(line).1).is_some());
+            if !had_properties {
+                self.push_piece(out, rest);
+            }
+            return;
+        }
+        let mut written: Vec<&str> = Vec::new();
+        // Where new properties go: after the last property line of the head.
+        let mut insert_at = out.len();
+        let was_empty = rest.trim_matches(['\n', '\r', ' ', '\t']).is_empty();
+        let base = rest.as_ptr() as usize - head.as_ptr() as usize;
+        for (start, line, next) in line_spans(rest) {
+            let source = &head[base + start..base + next];
+            let Some((key, value)) = property_line(split_indent(line).1) else {
+                self.push_piece(out, source);
+                continue;
+            };
+            let Some(new) = line_properties.get(key) else {
+                continue;
+            };
+            written.push(key);
+            if *new == *normalize_value(value) {
+                self.push_piece(out, source);
+            } else {
+                self.push_piece(out, &self.property_line(key, new));
+            }
+            insert_at = out.len();
+        }
+        let added: Vec<(&String, &String)> = line_properties
+            .iter()
+            .filter(|(key, _)| !written.contains(&key.as_str()))
+            .collect();
+        if added.is_empty() {
+            return;
+        }
+        let mut lines = String::new();
+        if !out[..insert_at].is_empty() && !out[..insert_at].ends_with(['\n', '\r']) {
+            lines.push_str(self.style.line_break);
+        }
+        for (key, value) in added {
+            lines.push_str(&self.property_line(key, value));
+        }
+        if was_empty && written.is_empty() && !doc.blocks.is_empty() {
+            // A head that held no properties gets them and a blank line, as Logseq writes it.
+            lines.push_str(self.style.line_break);
+        }
+        out.insert_str(insert_at, &lines);
+    }
+
+    fn property_line(&self, key: &str, value: &str) -> String {
+        let mut line = String::with_capacity(key.len() + value.len() + 4);
+        line.push_str(key);
+        line.push_str("::");
+        if !value.is_empty() {
+            line.push(' ');
+            line.push_str(value);
+        }
+        line.push_str(self.style.line_break);
+        line
+    }
+
+    /// Writes `blocks`, children of a block whose bullet is indented by `parent_indent` (`None`
+    /// at the top level), each kept one as the original's lines.
+    fn write_blocks(
+        &self,
+        blocks: &[OutlineNode],
+        parent_indent: Option<&str>,
+        depth: usize,
+        formers: &mut impl Iterator<Item = Former>,
+        out: &mut String,
+    ) -> Option<()> {
+        if depth >= MAX_DEPTH && !blocks.is_empty() {
+            return None;
+        }
+        for block in blocks {
+            let former = formers.next().unwrap_or(Former::New);
+            let indent: Cow<'_, str> = match former {
+                Former::Unchanged(k) => {
+                    let lines = self.block_lines(k)?;
+                    self.push_piece(out, lines);
+                    Cow::Borrowed(split_indent(lines).0)
+                }
+                Former::Changed(_) | Former::New => {
+                    let indent = match parent_indent {
+                        Some(parent) => Cow::Owned(format!("{parent}{}", self.style.indent_unit)),
+                        None => Cow::Borrowed(""),
+                    };
+                    let mut lines = String::new();
+                    write_block_alone(block, &indent, &mut lines);
+                    if self.style.line_break != "\n" {
+                        lines = lines.replace('\n', self.style.line_break);
+                    }
+                    if let Former::Changed(k) = former {
+                        lines.push_str(layout_after(self.block_lines(k)?));
+                    }
+                    self.push_piece(out, &lines);
+                    indent
+                }
+            };
+            self.write_blocks(&block.children, Some(&indent), depth + 1, formers, out)?;
+        }
+        Some(())
+    }
+
+    /// The original's `k`-th block: its lines and the layout after them.
+    fn block_lines(&self, k: usize) -> Option<&str> {
+        let start = *self.starts.get(k)?;
+        let end = self
+            .starts
+            .get(k + 1)
+            .copied()
+            .unwrap_or(self.original.len());
+        self.original.get(start..end)
+    }
+
+    /// Appends whole lines, after a line break if what is written so far ends without one
+    /// (the original's last line).
+    fn push_piece(&self, out: &mut String, piece: &str) {
+        if !out.is_empty() && line_break_len(&out[out.len() - 1..]) == 0 {
+            out.push_str(self.style.line_break);
+        }
+        out.push_str(piece);
+    }
+}
+
+/// The empty lines a block's lines end with: layout, not text.
+fn layout_after(lines: &str) -> &str {
+    let text = lines.trim_end_matches(['\n', '\r']);
+    let after = &lines[text.len()..];
+    &after[line_break_len(after)..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outline::{Properties, parse_with_starts};
+
+    use Former::{Changed, New, Unchanged};
+
+    fn over(original: &str, doc: &Document, formers: &[Former]) -> String {
+        let (_, starts) = parse_with_starts(original);
+        serialize_over(doc, original, &starts, formers)
+    }
+
+    #[test]
+    fn an_edit_changes_only_its_line_in_two_space_crlf_files_without_a_final_break() {
+        let original = "title:: Old style\r\n\r\n- one\r\n  - two  \r\n    prop:: x\r\n\r\n  - three\r\n- four";
+        let mut doc = parse(original);
+        doc.blocks[0].children[1].text = "three, edited".into();
+        let written = over(
+            original,
+            &doc,
+            &[Unchanged(0), Unchanged(1), Changed(2), Unchanged(3)],
+        );
+        assert_eq!(
+            written,
+            "title:: Old style\r\n\r\n- one\r\n  - two  \r\n    prop:: x\r\n\r\n  - three, edited\r\n- four"
+        );
+    }
+
+    #[test]
+    fn new_blocks_take_the_file_s_indent_unit_and_line_break() {
+        let original = "- a\r\n    - b\r\n";
+        let mut doc = parse(original);
+        doc.blocks[0].children.push(OutlineNode {
+            text: "c\nsecond line".into(),
+            properties: Properties::new(),
+            children: vec![],
+        });
+        let written = over(original, &doc, &[Unchanged(0), Unchanged(1), New]);
+        assert_eq!(
+            written,
+            "- a\r\n    - b\r\n    - c\r\n      second line\r\n"
+        );
+    }
+
+    #[test]
+    fn a_changed_page_property_is_rewritten_in_place_and_a_new_one_follows_the_last() {
+        let original = "---\ntitle: Apr 9th, 2021\n---\ntype:: [[Note]]\nstatus:: open\n\n- a\n";
+        let mut doc = parse(original);
+        doc.properties.insert("status".into(), "closed".into());
+        doc.properties.insert("rating".into(), "5".into());
+        let written = over(original, &doc, &[Unchanged(0)]);
+        assert_eq!(
+            written,
+            "---\ntitle: Apr 9th, 2021\n---\ntype:: [[Note]]\nstatus:: closed\nrating:: 5\n\n- a\n"
+        );
+    }
+
+    #[test]
+    fn a_changed_block_keeps_the_blank_lines_after_it() {
+        let original = "- a\n\n- b\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = "a, edited".into();
+        assert_eq!(
+            over(original, &doc, &[Changed(0), Unchanged(1)]),
+            "- a, edited\n\n- b\n"
+        );
+    }
+
+    #[test]
+    fn a_deleted_block_takes_its_lines_and_only_those() {
+        let original = "- a\n\t- b\n\n\t- c\n- d\n";
+        let mut doc = parse(original);
+        doc.blocks[0].children.remove(0);
+        assert_eq!(
+            over(original, &doc, &[Unchanged(0), Unchanged(2), Unchanged(3)]),
+            "- a\n\t- c\n- d\n"
+        );
+    }
+
+    #[test]
+    fn a_layout_that_cannot_hold_the_change_is_written_whole_and_reads_back() {
+        // The kept child sits two columns in; under a parent written four columns in, it
+        // would not nest.
+        let original = "- a\n  - b\n";
+        let mut doc = parse(original);
+        let b = doc.blocks[0].children.remove(0);
+        doc.blocks.push(OutlineNode {
+            text: "new parent".into(),
+            properties: Properties::new(),
+            children: vec![],
+        });
+        doc.blocks[0].children.push(OutlineNode {
+            text: "x".into(),
+            properties: Properties::new(),
+            children: vec![OutlineNode {
+                text: "y".into(),
+                properties: Properties::new(),
+                children: vec![b],
+            }],
+        });
+        let written = over(original, &doc, &[Unchanged(0), New, New, Unchanged(1), New]);
+        assert_eq!(parse(&written), doc.normalized());
+    }
+}

@@ -1,0 +1,252 @@
+//! A write changes the lines of the blocks it writes and nothing else, in every style Logseq
+//! has written pages in: tabs with `id::` lines, YAML front matter with two-space indents, CRLF
+//! and no final line break, four-space indents with blank lines between blocks. Each case diffs
+//! the file before and after the write (`changed_lines`), so any other line that moved is
+//! named, and checks that the write's undo gives the file back byte for byte.
+
+use std::path::Path;
+
+use crate::mcp_support::{
+    StdioSession, changed_lines, json_payload, outline_nodes, workspace_with,
+};
+use serde_json::{Value, json};
+
+/// Logseq's own style: tabs, a UUID `id::` that a ref names, a collapsed block.
+const TABS: &str = "alias:: Proj\n\n- TODO Call [[Bob]] about #launch\n  id:: 64b0c1a2-1111-4aaa-8bbb-0123456789ab\n\t- the call is about ((64b0c1a2-1111-4aaa-8bbb-0123456789ab))\n\t  collapsed:: true\n\t\t- grandchild\n- second\n";
+/// A 2021 journal: front matter, two-space indents, CRLF, trailing spaces, no final break.
+const OLD_JOURNAL: &str = "---\r\ntitle: Apr 9th, 2021\r\n---\r\n\r\n- first  \r\n  - nested\r\n    with a second line\r\n  - [[Bob]] said\r\n\r\n- last";
+/// Four-space indents, blank lines between blocks, an escaped line.
+const FOUR_SPACES: &str = "- a\n\n    - b\n      \\- not a bullet\n\n- c\n";
+
+fn workspace() -> tempfile::TempDir {
+    workspace_with(&[
+        ("pages/Project.md", TABS),
+        ("journals/2021_04_09.md", OLD_JOURNAL),
+        ("pages/Spaced.md", FOUR_SPACES),
+        ("pages/Bob.md", "- Bob's page\n"),
+    ])
+}
+
+fn read(root: &Path, file: &str) -> String {
+    std::fs::read_to_string(root.join(file)).expect("read a page file")
+}
+
+/// The id of the block of `page` whose text starts with `text`.
+fn id_of(s: &mut StdioSession, page: &str, text: &str) -> String {
+    let got = json_payload(&s.call("outl_page_get", json!({ "slug": page })));
+    outline_nodes(&got["outline"])
+        .into_iter()
+        .find(|node| node["text"].as_str().is_some_and(|t| t.starts_with(text)))
+        .and_then(|node| node["id"].as_str())
+        .unwrap_or_else(|| panic!("no block {text:?} on {page}: {got}"))
+        .to_owned()
+}
+
+/// Runs `tool`, checks that `file` changed in exactly the lines `expected` names, then undoes
+/// it and checks that the file is back byte for byte.
+fn assert_write_changes(
+    s: &mut StdioSession,
+    root: &Path,
+    file: &str,
+    tool: &str,
+    args: Value,
+    expected: &[&str],
+) {
+    let before = read(root, file);
+    json_payload(&s.call(tool, args.clone()));
+    let after = read(root, file);
+    assert_eq!(
+        changed_lines(&before, &after),
+        expected,
+        "{tool} {args} on {file}:\n{after}"
+    );
+    json_payload(&s.call("outl_undo", json!({})));
+    assert_eq!(
+        read(root, file),
+        before,
+        "the undo of {tool} gives {file} back"
+    );
+}
+
+#[test]
+fn each_kind_of_write_changes_only_its_lines_in_an_old_journal() {
+    let ws = workspace();
+    let root = ws.path();
+    let file = "journals/2021_04_09.md";
+    let mut s = StdioSession::initialized(root);
+    let nested = id_of(&mut s, "2021-04-09", "nested");
+    let first = id_of(&mut s, "2021-04-09", "first");
+    let said = id_of(&mut s, "2021-04-09", "[[Bob]]");
+    let last = id_of(&mut s, "2021-04-09", "last");
+
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "outl_block_update",
+            json!({ "id": nested, "text": "nested, edited\nwith a second line" }),
+            vec!["-  - nested\r\n", "+  - nested, edited\r\n"],
+        ),
+        (
+            "outl_block_todo",
+            json!({ "id": first, "state": "TODO" }),
+            vec!["-- first  \r\n", "+- TODO first  \r\n"],
+        ),
+        (
+            "outl_block_insert",
+            json!({ "text": "inserted", "after_id": nested }),
+            vec!["+  - inserted\r\n"],
+        ),
+        (
+            "outl_block_property_set",
+            json!({ "id": nested, "key": "status", "value": "done" }),
+            vec!["+    status:: done\r\n"],
+        ),
+        (
+            "outl_block_delete",
+            json!({ "id": said }),
+            vec!["-  - [[Bob]] said\r\n", "-\r\n"],
+        ),
+        (
+            "outl_block_move",
+            json!({ "id": said, "parent_id": last }),
+            vec![
+                "-  - [[Bob]] said\r\n",
+                "-\r\n",
+                "-- last",
+                "+- last\r\n",
+                "+  - [[Bob]] said",
+            ],
+        ),
+        (
+            "outl_block_collapse",
+            json!({ "id": first, "collapsed": true }),
+            vec!["+  collapsed:: true\r\n"],
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_write_changes(&mut s, root, file, tool, args, &expected);
+    }
+    s.finish();
+}
+
+#[test]
+fn each_kind_of_write_changes_only_its_lines_in_logseq_s_style() {
+    let ws = workspace();
+    let root = ws.path();
+    let file = "pages/Project.md";
+    let mut s = StdioSession::initialized(root);
+    let call = id_of(&mut s, "project", "Call");
+    let about = id_of(&mut s, "project", "the call");
+    let grandchild = id_of(&mut s, "project", "grandchild");
+    let second = id_of(&mut s, "project", "second");
+
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "outl_block_todo",
+            json!({ "id": call, "state": "DONE" }),
+            vec![
+                "-- TODO Call [[Bob]] about #launch\n",
+                "+- DONE Call [[Bob]] about #launch\n",
+            ],
+        ),
+        (
+            "outl_block_collapse",
+            json!({ "id": about, "collapsed": false }),
+            vec!["-\t  collapsed:: true\n"],
+        ),
+        (
+            "outl_block_move",
+            json!({ "id": grandchild, "page": "project" }),
+            vec!["-\t\t- grandchild\n", "+- grandchild\n"],
+        ),
+        (
+            "outl_block_indent",
+            json!({ "id": second }),
+            vec!["-- second\n", "+\t- second\n"],
+        ),
+        (
+            "outl_block_update",
+            json!({ "id": about, "text": "the call is about ((64b0c1a2-1111-4aaa-8bbb-0123456789ab)) and more" }),
+            vec![
+                "-\t- the call is about ((64b0c1a2-1111-4aaa-8bbb-0123456789ab))\n",
+                "+\t- the call is about ((64b0c1a2-1111-4aaa-8bbb-0123456789ab)) and more\n",
+            ],
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_write_changes(&mut s, root, file, tool, args, &expected);
+    }
+    s.finish();
+}
+
+#[test]
+fn new_blocks_follow_the_page_s_indent_and_blank_lines_stay() {
+    let ws = workspace();
+    let root = ws.path();
+    let file = "pages/Spaced.md";
+    let mut s = StdioSession::initialized(root);
+    let b = id_of(&mut s, "spaced", "b");
+    let c = id_of(&mut s, "spaced", "c");
+    assert_write_changes(
+        &mut s,
+        root,
+        file,
+        "outl_block_insert",
+        json!({ "text": "under b", "parent_id": b }),
+        &["+        - under b\n"],
+    );
+    assert_write_changes(
+        &mut s,
+        root,
+        file,
+        "outl_block_indent",
+        json!({ "id": c }),
+        &["-- c\n", "+    - c\n"],
+    );
+    s.finish();
+}
+
+#[test]
+fn a_rename_rewrites_only_the_lines_of_the_links_it_renames() {
+    let ws = workspace();
+    let root = ws.path();
+    let mut s = StdioSession::initialized(root);
+    let project = read(root, "pages/Project.md");
+    let journal = read(root, "journals/2021_04_09.md");
+    json_payload(&s.call(
+        "outl_page_rename",
+        json!({ "slug": "bob", "new_name": "Robert" }),
+    ));
+    assert_eq!(
+        changed_lines(&project, &read(root, "pages/Project.md")),
+        [
+            "-- TODO Call [[Bob]] about #launch\n",
+            "+- TODO Call [[Robert]] about #launch\n",
+        ]
+    );
+    assert_eq!(
+        changed_lines(&journal, &read(root, "journals/2021_04_09.md")),
+        ["-  - [[Bob]] said\r\n", "+  - [[Robert]] said\r\n"]
+    );
+    s.finish();
+}
+
+#[test]
+fn a_page_replaced_whole_keeps_the_lines_of_its_unchanged_blocks() {
+    let ws = workspace();
+    let root = ws.path();
+    let file = "journals/2021_04_09.md";
+    let mut s = StdioSession::initialized(root);
+    // The model sends the page back as outl_export_md gave it, one block changed: what it
+    // did not change keeps the file's lines.
+    let exported = s.call("outl_export_md", json!({ "slug": "2021-04-09" }));
+    let md = crate::mcp_support::text_of(&exported["result"]).replace("said", "said, and more");
+    assert_write_changes(
+        &mut s,
+        root,
+        file,
+        "outl_page_update",
+        json!({ "slug": "2021-04-09", "md": md }),
+        &["-  - [[Bob]] said\r\n", "+  - [[Bob]] said, and more\r\n"],
+    );
+    s.finish();
+}
