@@ -17,6 +17,11 @@ const TABS: &str = "alias:: Proj\n\n- TODO Call [[Bob]] about #launch\n  id:: 64
 const OLD_JOURNAL: &str = "---\r\ntitle: Apr 9th, 2021\r\n---\r\n\r\n- first  \r\n  - nested\r\n    with a second line\r\n  - [[Bob]] said\r\n\r\n- last";
 /// Four-space indents, blank lines between blocks, an escaped line.
 const FOUR_SPACES: &str = "- a\n\n    - b\n      \\- not a bullet\n\n- c\n";
+/// Headings without bullets, as Logseq's first pages were, over a block Logseq wrote with its
+/// properties first (a PDF highlight), a body line at the margin, a blank line inside a text.
+const HEADINGS: &str = "# Changelog\nWhat changed.\n## 0.9\n- ls-type:: annotation\n  hl-page:: 3\n  1. Introduction\n- first line\nbody at the margin\n\n  more\n";
+/// Bullets that start a tab in, Chinese text, no final break.
+const INDENTED: &str = "\t- 为什么需要打开\n\t\t- 时间戳的支持\n\t- 第三";
 
 fn workspace() -> tempfile::TempDir {
     workspace_with(&[
@@ -24,6 +29,8 @@ fn workspace() -> tempfile::TempDir {
         ("journals/2021_04_09.md", OLD_JOURNAL),
         ("pages/Spaced.md", FOUR_SPACES),
         ("pages/Bob.md", "- Bob's page\n"),
+        ("pages/Headings.md", HEADINGS),
+        ("pages/Indented.md", INDENTED),
     ])
 }
 
@@ -170,6 +177,56 @@ fn each_kind_of_write_changes_only_its_lines_in_logseq_s_style() {
                 "-\t- the call is about ((64b0c1a2-1111-4aaa-8bbb-0123456789ab))\n",
                 "+\t- the call is about ((64b0c1a2-1111-4aaa-8bbb-0123456789ab)) and more\n",
             ],
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_write_changes(&mut s, root, file, tool, args, &expected);
+    }
+    s.finish();
+}
+
+#[test]
+fn a_changed_block_keeps_its_form_and_the_lines_it_did_not_change() {
+    let ws = workspace();
+    let root = ws.path();
+    let file = "pages/Headings.md";
+    let mut s = StdioSession::initialized(root);
+    let changelog = id_of(&mut s, "headings", "# Changelog");
+    let highlight = id_of(&mut s, "headings", "1. Introduction");
+    let first = id_of(&mut s, "headings", "first line");
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "outl_block_update",
+            json!({ "id": changelog, "text": "# Changes\nWhat changed." }),
+            vec!["-# Changelog\n", "+# Changes\n"],
+        ),
+        (
+            "outl_block_property_set",
+            json!({ "id": highlight, "key": "hl-color", "value": "yellow" }),
+            vec!["+  hl-color:: yellow\n"],
+        ),
+        (
+            "outl_block_todo",
+            json!({ "id": first, "state": "LATER" }),
+            vec!["-- first line\n", "+- LATER first line\n"],
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_write_changes(&mut s, root, file, tool, args, &expected);
+    }
+
+    let file = "pages/Indented.md";
+    let third = id_of(&mut s, "indented", "第三");
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "outl_block_property_set",
+            json!({ "id": third, "key": "checked", "value": "是" }),
+            vec!["-\t- 第三", "+\t- 第三\n", "+\t  checked:: 是"],
+        ),
+        (
+            "outl_block_insert",
+            json!({ "text": "新的", "parent_id": third }),
+            vec!["-\t- 第三", "+\t- 第三\n", "+\t\t- 新的"],
         ),
     ];
     for (tool, args, expected) in cases {

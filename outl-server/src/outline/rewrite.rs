@@ -15,8 +15,8 @@ use std::borrow::Cow;
 use super::front_matter::split_front_matter;
 use super::parse::parse;
 use super::serialize::{
-    normalize_properties, normalize_value, outside_front_matter, serialize, write_block_alone,
-    written_front_matter,
+    Opening, normalize_properties, normalize_value, outside_front_matter, serialize,
+    write_block_lines, written_front_matter,
 };
 use super::syntax::{bullet_text, line_break_len, line_spans, lines, property_line, split_indent};
 use super::{Document, MAX_DEPTH, OutlineNode};
@@ -44,14 +44,18 @@ pub fn serialize_over(
     starts: &[usize],
     formers: &[Former],
 ) -> String {
-    let style = Style::of(original);
+    let style = Style::of(original, starts);
     let expected = doc.normalized();
-    let surgical = Surgical {
-        original,
-        starts,
-        style: &style,
-    };
-    for formers in [formers, &[]] {
+    // From the most faithful form to the plainest: changed blocks keep the lines of theirs
+    // that still say the same, then changed blocks are written anew, then every block is.
+    let attempts: [(&[Former], bool); 3] = [(formers, true), (formers, false), (&[], false)];
+    for (formers, keep_lines) in attempts {
+        let surgical = Surgical {
+            original,
+            starts,
+            style: &style,
+            keep_lines,
+        };
         if let Some(written) = surgical.write(doc, formers)
             && parse(&written) == expected
         {
@@ -66,11 +70,13 @@ struct Style {
     line_break: &'static str,
     /// What a child's bullet is indented by beyond its parent's.
     indent_unit: String,
+    /// What a top-level bullet is indented by: nothing, unless the page's first bullet is.
+    margin: String,
     final_break: bool,
 }
 
 impl Style {
-    fn of(original: &str) -> Style {
+    fn of(original: &str, starts: &[usize]) -> Style {
         let line_break = match original.find(['\n', '\r']) {
             Some(at) if original[at..].starts_with("\r\n") => "\r\n",
             _ => "\n",
@@ -78,6 +84,12 @@ impl Style {
         Style {
             line_break,
             indent_unit: indent_unit(original),
+            margin: starts
+                .first()
+                .and_then(|&start| original.get(start..))
+                .map(split_indent)
+                .filter(|(_, rest)| bullet_text(rest.lines().next().unwrap_or_default()).is_some())
+                .map_or_else(String::new, |(indent, _)| indent.to_owned()),
             final_break: original.is_empty() || original.ends_with(['\n', '\r']),
         }
     }
@@ -105,6 +117,9 @@ struct Surgical<'a> {
     original: &'a str,
     starts: &'a [usize],
     style: &'a Style,
+    /// Whether a changed block keeps its form (a heading without a bullet stays one) and the
+    /// lines of its own that it still holds.
+    keep_lines: bool,
 }
 
 impl Surgical<'_> {
@@ -225,17 +240,37 @@ impl Surgical<'_> {
                     Cow::Borrowed(split_indent(lines).0)
                 }
                 Former::Changed(_) | Former::New => {
-                    let indent = match parent_indent {
+                    let nested = match parent_indent {
                         Some(parent) => Cow::Owned(format!("{parent}{}", self.style.indent_unit)),
-                        None => Cow::Borrowed(""),
+                        None => Cow::Borrowed(self.style.margin.as_str()),
                     };
+                    let former_lines = match former {
+                        Former::Changed(k) => Some(self.block_lines(k)?),
+                        _ => None,
+                    };
+                    let opening = match former_lines {
+                        Some(lines) if self.keep_lines => opening_of(lines),
+                        _ => Opening::Bullet,
+                    };
+                    let margin = opening == Opening::Margin;
+                    let indent = if margin { Cow::Borrowed("") } else { nested };
                     let mut lines = String::new();
-                    write_block_alone(block, &indent, &mut lines);
+                    write_block_lines(block, &indent, opening, &mut lines);
                     if self.style.line_break != "\n" {
                         lines = lines.replace('\n', self.style.line_break);
                     }
-                    if let Former::Changed(k) = former {
-                        lines.push_str(layout_after(self.block_lines(k)?));
+                    if let Some(former_lines) = former_lines {
+                        let layout = layout_after(former_lines);
+                        if self.keep_lines && split_indent(former_lines).0 == &*indent {
+                            let text_prefix = if margin {
+                                indent.to_string()
+                            } else {
+                                format!("{indent}  ")
+                            };
+                            let former_text = &former_lines[..former_lines.len() - layout.len()];
+                            lines = self.kept_lines(former_text, &lines, &text_prefix);
+                        }
+                        lines.push_str(layout);
                     }
                     self.push_piece(out, &lines);
                     indent
@@ -244,6 +279,48 @@ impl Surgical<'_> {
             self.write_blocks(&block.children, Some(&indent), depth + 1, formers, out)?;
         }
         Some(())
+    }
+
+    /// A changed block's `fresh` lines, with each line that says what a line of its `former`
+    /// ones said (the same text once the block's `text_prefix` is set aside) taken from there
+    /// byte for byte: the text of an edited line changes, its neighbours' spacing does not.
+    fn kept_lines(&self, former: &str, fresh: &str, text_prefix: &str) -> String {
+        let keyed = |text: &str| -> Vec<(bool, String, String)> {
+            line_spans(text)
+                .enumerate()
+                .map(|(i, (start, line, next))| {
+                    let key = if i == 0 {
+                        let rest = split_indent(line).1;
+                        bullet_text(rest).unwrap_or(rest)
+                    } else {
+                        line.strip_prefix(common_prefix(line, text_prefix))
+                            .unwrap_or(line)
+                    };
+                    (i == 0, key.to_owned(), text[start..next].to_owned())
+                })
+                .collect()
+        };
+        let (former, fresh) = (keyed(former), keyed(fresh));
+        if former.len().saturating_mul(fresh.len()) > MAX_MATCHED_CELLS {
+            return fresh.into_iter().map(|(_, _, raw)| raw).collect();
+        }
+        let same =
+            |a: &(bool, String, String), b: &(bool, String, String)| a.0 == b.0 && a.1 == b.1;
+        let matched = longest_common_subsequence(&former, &fresh, same);
+        let mut out = String::new();
+        for (i, (_, _, raw)) in fresh.iter().enumerate() {
+            match matched[i] {
+                Some(j) => {
+                    let kept = &former[j].2;
+                    out.push_str(kept);
+                    if !kept.ends_with(['\n', '\r']) {
+                        out.push_str(self.style.line_break);
+                    }
+                }
+                None => out.push_str(raw),
+            }
+        }
+        out
     }
 
     /// The original's `k`-th block: its lines and the layout after them.
@@ -260,11 +337,69 @@ impl Surgical<'_> {
     /// Appends whole lines, after a line break if what is written so far ends without one
     /// (the original's last line).
     fn push_piece(&self, out: &mut String, piece: &str) {
-        if !out.is_empty() && line_break_len(&out[out.len() - 1..]) == 0 {
+        if !out.is_empty() && !out.ends_with(['\n', '\r']) {
             out.push_str(self.style.line_break);
         }
         out.push_str(piece);
     }
+}
+
+/// Past this many line pairs a changed block's lines are not matched against its former
+/// ones: it is written anew.
+const MAX_MATCHED_CELLS: usize = 1 << 22;
+
+/// How a block's lines in the original open.
+fn opening_of(lines: &str) -> Opening {
+    let (indent, rest) = split_indent(lines);
+    match bullet_text(rest.lines().next().unwrap_or_default()) {
+        None if indent.is_empty() => Opening::Margin,
+        Some(text) if property_line(text).is_some() => Opening::PropertiesFirst,
+        _ => Opening::Bullet,
+    }
+}
+
+/// The longest leading part `line` shares with `prefix`.
+fn common_prefix<'l>(line: &'l str, prefix: &str) -> &'l str {
+    let len = line
+        .char_indices()
+        .zip(prefix.chars())
+        .find(|((_, a), b)| a != b)
+        .map_or_else(|| line.len().min(prefix.len()), |((at, _), _)| at);
+    &line[..len]
+}
+
+/// For each item of `b`, the item of `a` it is paired with in a longest common subsequence.
+fn longest_common_subsequence<T>(
+    a: &[T],
+    b: &[T],
+    same: impl Fn(&T, &T) -> bool,
+) -> Vec<Option<usize>> {
+    let width = b.len() + 1;
+    // lengths[i * width + j]: the longest common subsequence of a[i..] and b[j..].
+    let mut lengths = vec![0u32; (a.len() + 1) * width];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lengths[i * width + j] = if same(&a[i], &b[j]) {
+                lengths[(i + 1) * width + j + 1] + 1
+            } else {
+                lengths[(i + 1) * width + j].max(lengths[i * width + j + 1])
+            };
+        }
+    }
+    let mut paired = vec![None; b.len()];
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if same(&a[i], &b[j]) {
+            paired[j] = Some(i);
+            i += 1;
+            j += 1;
+        } else if lengths[(i + 1) * width + j] >= lengths[i * width + j + 1] {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    paired
 }
 
 /// The empty lines a block's lines end with: layout, not text.
@@ -376,5 +511,71 @@ mod tests {
         });
         let written = over(original, &doc, &[Unchanged(0), New, New, Unchanged(1), New]);
         assert_eq!(parse(&written), doc.normalized());
+    }
+
+    #[test]
+    fn an_edited_block_keeps_its_other_lines_as_they_were() {
+        let original = "- first\nbody at the margin\n\n  more  \n    id:: 1\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = doc.blocks[0].text.replace("first", "first, edited");
+        assert_eq!(
+            over(original, &doc, &[Changed(0), Unchanged(1)]),
+            "- first, edited\nbody at the margin\n\n  more  \n    id:: 1\n- next\n"
+        );
+    }
+
+    #[test]
+    fn an_edited_heading_of_a_page_without_bullets_stays_without_a_bullet() {
+        let original = "# Changelog\nSome text.\n## 0.9\n- a\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = doc.blocks[0].text.replace("Changelog", "Changes");
+        assert_eq!(
+            over(original, &doc, &[Changed(0), Unchanged(1), Unchanged(2)]),
+            "# Changes\nSome text.\n## 0.9\n- a\n"
+        );
+    }
+
+    #[test]
+    fn a_block_that_opens_with_its_properties_keeps_them_first() {
+        let original = "- ls-type:: annotation\n  hl-page:: 3\n  1. Introduction\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = "1. Introduction, read".into();
+        assert_eq!(
+            over(original, &doc, &[Changed(0), Unchanged(1)]),
+            "- ls-type:: annotation\n  hl-page:: 3\n  1. Introduction, read\n- next\n"
+        );
+    }
+
+    #[test]
+    fn blocks_of_a_page_whose_bullets_start_indented_are_written_at_its_margin() {
+        let original = "\t- a\n\t\t- b\n\t- c\n";
+        let mut doc = parse(original);
+        doc.blocks[1].text = "c, edited".into();
+        doc.blocks[1].children.push(OutlineNode {
+            text: "d".into(),
+            properties: Properties::new(),
+            children: vec![],
+        });
+        assert_eq!(
+            over(
+                original,
+                &doc,
+                &[Unchanged(0), Unchanged(1), Changed(2), New]
+            ),
+            "\t- a\n\t\t- b\n\t- c, edited\n\t\t- d\n"
+        );
+    }
+
+    #[test]
+    fn a_file_ending_in_a_wide_character_without_a_line_break_takes_a_new_property() {
+        let original = "- TODO 为什么需要打开对时间戳的支持";
+        let mut doc = parse(original);
+        doc.blocks[0]
+            .properties
+            .insert("checked".into(), "yes".into());
+        assert_eq!(
+            over(original, &doc, &[Changed(0)]),
+            "- TODO 为什么需要打开对时间戳的支持\n  checked:: yes"
+        );
     }
 }

@@ -204,10 +204,10 @@ fn write_properties(properties: &Properties, prefix: &str, out: &mut String) {
 /// Writes a block at the depth given by `indent` (one tab per level), then its children;
 /// at the deepest level, its descendants as its siblings.
 fn write_block(node: &OutlineNode, indent: &mut String, out: &mut String) {
-    write_block_alone(node, indent, out);
+    write_block_lines(node, indent, Opening::Bullet, out);
     if indent.len() + 1 >= MAX_DEPTH {
         for descendant in descendants(&node.children) {
-            write_block_alone(descendant, indent, out);
+            write_block_lines(descendant, indent, Opening::Bullet, out);
         }
         return;
     }
@@ -218,23 +218,62 @@ fn write_block(node: &OutlineNode, indent: &mut String, out: &mut String) {
     indent.pop();
 }
 
-/// Writes a block's text and properties, not its children.
-pub(super) fn write_block_alone(node: &OutlineNode, indent: &str, out: &mut String) {
+/// How a block's first line opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Opening {
+    /// `- text`, the properties after the text's first line.
+    Bullet,
+    /// `- key:: value`, the properties first and the text after them, as Logseq writes a
+    /// block whose content starts with its properties.
+    PropertiesFirst,
+    /// The text at the margin without a bullet, as a page without bullets holds its
+    /// heading blocks.
+    Margin,
+}
+
+/// Writes a block's text and properties, not its children, its first line indented by
+/// `indent` and opened as `opening` says (a bullet where the block has no properties to
+/// open with).
+pub(super) fn write_block_lines(
+    node: &OutlineNode,
+    indent: &str,
+    opening: Opening,
+    out: &mut String,
+) {
     let text = normalize_text(&node.text);
+    let properties = normalize_properties(&node.properties);
+    let text_prefix = match opening {
+        Opening::Margin => indent.to_owned(),
+        Opening::Bullet | Opening::PropertiesFirst => format!("{indent}  "),
+    };
+    out.push_str(indent);
+    if opening == Opening::PropertiesFirst && !properties.is_empty() {
+        out.push_str("- ");
+        let mut lines = String::new();
+        write_properties(&properties, &text_prefix, &mut lines);
+        out.push_str(&lines[text_prefix.len()..]);
+        // The text's lines all sit where later lines do, its first right after the properties.
+        let lines: Vec<&str> = text.split('\n').filter(|_| !text.is_empty()).collect();
+        for line in escape_text_lines("", &lines).1 {
+            out.push_str(&text_prefix);
+            out.push_str(&line);
+            out.push('\n');
+        }
+        return;
+    }
     let mut text_lines = text.split('\n');
     let first = text_lines.next().unwrap_or_default();
     let body: Vec<&str> = text_lines.collect();
     let (first, body) = escape_text_lines(first, &body);
-
-    out.push_str(indent);
-    out.push('-');
-    if !first.is_empty() {
-        out.push(' ');
-        out.push_str(&first);
+    if opening != Opening::Margin {
+        out.push('-');
+        if !first.is_empty() {
+            out.push(' ');
+        }
     }
+    out.push_str(&first);
     out.push('\n');
-    let text_prefix = format!("{indent}  ");
-    write_properties(&normalize_properties(&node.properties), &text_prefix, out);
+    write_properties(&properties, &text_prefix, out);
     for line in &body {
         out.push_str(&text_prefix);
         out.push_str(line);
