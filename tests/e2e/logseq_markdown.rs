@@ -253,6 +253,85 @@ fn uuid_ids_are_served_as_short_ids_and_written_back_as_uuids() {
     again.finish();
 }
 
+/// The UUID of the `id::` line that `file`'s block `text` got, checked as Logseq reads one.
+fn anchored_uuid(md: &str, text: &str) -> String {
+    let mut lines = md.lines().skip_while(|line| !line.ends_with(text));
+    lines.next().unwrap_or_else(|| panic!("no block {text:?} in {md}"));
+    let uuid = lines
+        .next()
+        .and_then(|line| line.trim_start().strip_prefix("id:: "))
+        .unwrap_or_else(|| panic!("no id:: line under {text:?} in {md}"));
+    let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
+    assert_eq!(groups, [8, 4, 4, 4, 12], "{uuid}");
+    assert!(uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{uuid}");
+    uuid.to_owned()
+}
+
+#[test]
+fn a_ref_the_model_writes_gives_its_target_an_id_line_logseq_resolves() {
+    const NOTES: &str = "- plain target\n- no ref points here\n";
+    const DOC: &str = "- writes here\n\t- child\n";
+    let ws = workspace_with(&[("pages/Notes.md", NOTES), ("pages/Doc.md", DOC)]);
+    let root = ws.path();
+    let mut s = StdioSession::initialized(root);
+    let notes = json_payload(&s.call("outl_page_get", json!({ "slug": "Notes" })));
+    let target = notes["outline"][0]["id"].as_str().unwrap().to_owned();
+    let doc = json_payload(&s.call("outl_page_get", json!({ "slug": "Doc" })));
+    let writer = doc["outline"][0]["id"].as_str().unwrap().to_owned();
+    let child = doc["outline"][0]["children"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // A ref to a block of another page and an embed of a block of the same page.
+    let text = format!("see (({target})) and {{{{embed (({child}))}}}}");
+    let written = json_payload(&s.call("outl_block_update", json!({ "id": writer, "text": text })));
+    assert_eq!(written["id"], writer.as_str(), "{written}");
+    let notes_md = read(root, "pages/Notes.md");
+    let target_uuid = anchored_uuid(&notes_md, "plain target");
+    assert_eq!(
+        notes_md,
+        format!("- plain target\n  id:: {target_uuid}\n- no ref points here\n"),
+        "only the target gets an id:: line"
+    );
+    let doc_md = read(root, "pages/Doc.md");
+    let child_uuid = anchored_uuid(&doc_md, "child");
+    assert_eq!(
+        doc_md,
+        format!(
+            "- see (({target_uuid})) and {{{{embed (({child_uuid}))}}}}\n\t- child\n\t  id:: {child_uuid}\n"
+        )
+    );
+    // The model keeps reading the short ids it wrote.
+    let doc = json_payload(&s.call("outl_page_get", json!({ "slug": "Doc" })));
+    assert_eq!(doc["outline"][0]["text"], text.as_str(), "{doc}");
+    let back = json_payload(&s.call("outl_block_refs", json!({ "id": target })));
+    assert_eq!(back["total"], 1, "{back}");
+
+    // Another ref to an anchored block adds nothing; the undo of the first write takes the
+    // id:: lines away with the refs.
+    let again = format!("(({target})) once more");
+    json_payload(&s.call("outl_block_insert", json!({ "text": again, "after_id": writer })));
+    assert_eq!(read(root, "pages/Notes.md"), notes_md);
+    json_payload(&s.call("outl_undo", json!({})));
+    json_payload(&s.call("outl_undo", json!({})));
+    assert_eq!(read(root, "pages/Notes.md"), NOTES);
+    assert_eq!(read(root, "pages/Doc.md"), DOC);
+    json_payload(&s.call("outl_redo", json!({})));
+    assert_eq!(read(root, "pages/Notes.md"), notes_md);
+    s.finish();
+
+    // After a restart, the blocks are served by the same short ids, from their UUIDs alone.
+    std::fs::remove_dir_all(root.join(".outl")).expect("remove outl's state");
+    let mut fresh = StdioSession::initialized(root);
+    let notes = json_payload(&fresh.call("outl_page_get", json!({ "slug": "Notes" })));
+    assert_eq!(notes["outline"][0]["id"], target.as_str(), "{notes}");
+    let doc = json_payload(&fresh.call("outl_page_get", json!({ "slug": "Doc" })));
+    assert_eq!(doc["outline"][0]["children"][0]["id"], child.as_str(), "{doc}");
+    assert_eq!(doc["outline"][0]["text"], text.as_str(), "{doc}");
+    fresh.finish();
+}
+
 #[test]
 fn embeds_are_references_and_render_shows_what_they_embed() {
     let ws = workspace_with(&[

@@ -143,13 +143,65 @@ pub fn is_uuid(id: &str) -> bool {
 }
 
 /// The id a block is served by: a UUID (31 tokens each time a reply carries it) as a short id
-/// derived from it, the same at every open; any other id as it is. Tools take either.
+/// derived from it, the same at every open (or the one it encodes, see [`anchor_uuid`]); any
+/// other id as it is. Tools take either.
 pub fn served_id(id: &str) -> Cow<'_, str> {
     if !is_uuid(id) {
         return Cow::Borrowed(id);
     }
+    if let Some(anchored) = anchored_id(id) {
+        return Cow::Owned(anchored);
+    }
     let hash = blake3::hash(id.to_ascii_lowercase().as_bytes());
     Cow::Owned(base32(hash.as_bytes(), UUID_ID_LEN))
+}
+
+/// The first eight hex digits of the UUIDs that [`anchor_uuid`] makes: "outl" in ASCII.
+const ANCHOR_MARK: &str = "6f75746c";
+/// The longest short id a UUID can encode: its length (5 bits) and 16 characters (5 bits each)
+/// fill the 88 bits a UUID has beside the mark, its version and its variant.
+const ANCHOR_MAX_LEN: usize = 16;
+/// The bits of an anchor's payload: the 22 hex digits beside the mark, version and variant.
+const ANCHOR_BITS: usize = 88;
+
+/// The UUID a block served by the short id `id` gets as its `id::` when a ref points to it, so
+/// that Logseq resolves the ref: a version 8 UUID (RFC 9562's own format) that encodes `id`, so
+/// the block keeps being served by `id` on every later open, with or without outl's sidecar.
+/// `None` for an id that is not one outl mints (another alphabet, or too long).
+pub fn anchor_uuid(id: &str) -> Option<String> {
+    if id.is_empty() || id.len() > ANCHOR_MAX_LEN {
+        return None;
+    }
+    let mut payload = id.len() as u128;
+    for c in id.bytes() {
+        let digit = ALPHABET.iter().position(|&a| a == c)?;
+        payload = (payload << 5) | digit as u128;
+    }
+    payload <<= ANCHOR_BITS - 5 - 5 * id.len();
+    let hex = format!("{payload:022x}");
+    Some(format!(
+        "{ANCHOR_MARK}-{}-8{}-8{}-{}",
+        &hex[..4],
+        &hex[4..7],
+        &hex[7..10],
+        &hex[10..]
+    ))
+}
+
+/// The short id a UUID of [`anchor_uuid`]'s encodes, in any case; `None` for any other UUID.
+fn anchored_id(uuid: &str) -> Option<String> {
+    let hex = uuid.replace('-', "").to_ascii_lowercase();
+    if !hex.starts_with(ANCHOR_MARK) || &hex[12..13] != "8" || &hex[16..17] != "8" {
+        return None;
+    }
+    let payload = u128::from_str_radix(&[&hex[8..12], &hex[13..16], &hex[17..]].concat(), 16).ok()?;
+    let len = (payload >> (ANCHOR_BITS - 5)) as usize;
+    let unused = ANCHOR_BITS - 5 - 5 * len.min(ANCHOR_MAX_LEN);
+    if len == 0 || len > ANCHOR_MAX_LEN || payload & ((1u128 << unused) - 1) != 0 {
+        return None;
+    }
+    let digit = |i: usize| ALPHABET[(payload >> (ANCHOR_BITS - 10 - 5 * i)) as usize & 31] as char;
+    Some((0..len).map(digit).collect())
 }
 
 /// The `id::` property of a block, if it has a usable one, as the block is served by it (see
@@ -352,5 +404,25 @@ mod tests {
             served_id("63db4c7f-0b35-4a2b-9c4e-0123456789ac")
         );
         assert_eq!(served_id("6f3a2c"), "6f3a2c");
+    }
+
+    #[test]
+    fn an_anchor_uuid_is_served_by_the_short_id_it_encodes() {
+        for id in ["a", "7nwepb", "zz2345x", "abcdefghijklmnop"] {
+            let uuid = anchor_uuid(id).unwrap();
+            assert!(is_uuid(&uuid), "{uuid}");
+            assert!(uuid.starts_with("6f75746c-"), "{uuid}");
+            // Version 8, variant 10: a UUID as RFC 9562 defines one.
+            assert_eq!(&uuid[14..15], "8");
+            assert_eq!(&uuid[19..20], "8");
+            assert_eq!(served_id(&uuid), id);
+            assert_eq!(served_id(&uuid.to_uppercase()), id);
+        }
+        assert_eq!(anchor_uuid("abcdefghijklmnopq"), None);
+        assert_eq!(anchor_uuid("has-dash"), None);
+        assert_eq!(anchor_uuid(""), None);
+        // A UUID that only looks like one (stray bits past its length) is a plain UUID.
+        let stray = "6f75746c-0800-8000-8000-000000000001";
+        assert_eq!(served_id(stray).len(), UUID_ID_LEN as usize);
     }
 }

@@ -16,7 +16,7 @@ use super::graph::Minting;
 use super::ids::{self, carry_ids};
 use super::load::{self, Origin, Stamp};
 use super::merge;
-use super::model::{Block, Page, PageKind};
+use super::model::{Block, BlockList, Page, PageKind};
 use super::names;
 use super::oplog::{Body, ChangeContent, Content, Op, OpLog, PageChange, PageVersion};
 use super::sidecar::{self, Sidecar};
@@ -813,6 +813,77 @@ impl Workspace {
             .ok_or_else(|| not_found(&slug))
     }
 
+    /// Gives each block that a text of `changes` newly refers to, and that has no `id::`, the
+    /// UUID its short id is encoded in (see [`ids::anchor_uuid`]) as its `id::`: Logseq
+    /// resolves a ref only to a block whose file names its UUID. A block on a page the op does
+    /// not touch brings its page into the op, changed by that one line; org pages are left as
+    /// they are.
+    fn anchor_refs(&self, changes: &mut Vec<Change>) -> Result<(), Error> {
+        let mut targets: Vec<String> = Vec::new();
+        for change in changes.iter() {
+            let Some(draft) = change.after.as_ref().filter(|d| d.md.is_none()) else {
+                continue;
+            };
+            let before = change.before.as_ref().map(|b| b.page.blocks());
+            walk(&draft.page.blocks(), &mut |block| {
+                let known = before
+                    .as_ref()
+                    .and_then(|blocks| blocks.find(&block.id))
+                    .is_some_and(|(_, old)| old.text == block.text);
+                if !known && block.text.contains("((") {
+                    for id in outline::block_refs(&block.text) {
+                        if !targets.contains(&id) {
+                            targets.push(id);
+                        }
+                    }
+                }
+            });
+        }
+        for id in targets {
+            let anchor = |block: &mut Block, file: &str| {
+                if block.properties.contains_key(ids::ID_PROPERTY)
+                    || Syntax::of_file(file) == Syntax::Org
+                {
+                    return;
+                }
+                if let Some(uuid) = ids::anchor_uuid(&block.id) {
+                    block.properties.insert(ids::ID_PROPERTY.into(), uuid);
+                }
+            };
+            let in_op = changes.iter_mut().find_map(|change| {
+                let draft = change.after.as_mut()?;
+                let file = draft.page.file.clone();
+                draft.page.blocks_mut().find_mut(&id).map(|block| (block, file))
+            });
+            if let Some((block, file)) = in_op {
+                anchor(block, &file);
+                continue;
+            }
+            let Some(slug) = self.graph().page_of_block(&id).map(str::to_owned) else {
+                continue;
+            };
+            // A page the op writes holds its blocks as the op leaves them: one it deletes, or
+            // whose block the op took away, has nothing to anchor.
+            if changes.iter().any(|c| c.before.as_ref().is_some_and(|b| b.page.slug == slug)) {
+                continue;
+            }
+            let before = self.current(&slug)?;
+            let mut page = before.page.clone();
+            let file = page.file.clone();
+            let Some(block) = page.blocks_mut().find_mut(&id) else {
+                continue;
+            };
+            anchor(block, &file);
+            if !same_content(&before.page, &page) {
+                changes.push(Change {
+                    before: Some(before),
+                    after: Some(Draft { page, md: None }),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// The UUID of each block served by a short id that the texts of `changes` refer to, or
     /// that they hold: the UUIDs the pages' files named, the blocks of the op (they may be
     /// new), then the graph's.
@@ -845,8 +916,12 @@ impl Workspace {
         w: &mut Writer,
         kind: &str,
         history: History,
-        changes: Vec<Change>,
+        mut changes: Vec<Change>,
     ) -> Result<Op, Error> {
+        // An undo or a redo writes the files as they were: its refs were anchored, or not, then.
+        if let History::Write = history {
+            self.anchor_refs(&mut changes)?;
+        }
         // Step 3: the exact pages that will be on disk, with workspace-unique ids.
         let replaced: HashSet<String> = changes
             .iter()
