@@ -256,14 +256,19 @@ fn uuid_ids_are_served_as_short_ids_and_written_back_as_uuids() {
 /// The UUID of the `id::` line that `file`'s block `text` got, checked as Logseq reads one.
 fn anchored_uuid(md: &str, text: &str) -> String {
     let mut lines = md.lines().skip_while(|line| !line.ends_with(text));
-    lines.next().unwrap_or_else(|| panic!("no block {text:?} in {md}"));
+    lines
+        .next()
+        .unwrap_or_else(|| panic!("no block {text:?} in {md}"));
     let uuid = lines
         .next()
         .and_then(|line| line.trim_start().strip_prefix("id:: "))
         .unwrap_or_else(|| panic!("no id:: line under {text:?} in {md}"));
     let groups: Vec<usize> = uuid.split('-').map(str::len).collect();
     assert_eq!(groups, [8, 4, 4, 4, 12], "{uuid}");
-    assert!(uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()), "{uuid}");
+    assert!(
+        uuid.chars().all(|c| c == '-' || c.is_ascii_hexdigit()),
+        "{uuid}"
+    );
     uuid.to_owned()
 }
 
@@ -311,7 +316,10 @@ fn a_ref_the_model_writes_gives_its_target_an_id_line_logseq_resolves() {
     // Another ref to an anchored block adds nothing; the undo of the first write takes the
     // id:: lines away with the refs.
     let again = format!("(({target})) once more");
-    json_payload(&s.call("outl_block_insert", json!({ "text": again, "after_id": writer })));
+    json_payload(&s.call(
+        "outl_block_insert",
+        json!({ "text": again, "after_id": writer }),
+    ));
     assert_eq!(read(root, "pages/Notes.md"), notes_md);
     json_payload(&s.call("outl_undo", json!({})));
     json_payload(&s.call("outl_undo", json!({})));
@@ -327,7 +335,11 @@ fn a_ref_the_model_writes_gives_its_target_an_id_line_logseq_resolves() {
     let notes = json_payload(&fresh.call("outl_page_get", json!({ "slug": "Notes" })));
     assert_eq!(notes["outline"][0]["id"], target.as_str(), "{notes}");
     let doc = json_payload(&fresh.call("outl_page_get", json!({ "slug": "Doc" })));
-    assert_eq!(doc["outline"][0]["children"][0]["id"], child.as_str(), "{doc}");
+    assert_eq!(
+        doc["outline"][0]["children"][0]["id"],
+        child.as_str(),
+        "{doc}"
+    );
     assert_eq!(doc["outline"][0]["text"], text.as_str(), "{doc}");
     fresh.finish();
 }

@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use crate::mcp_support::{
-    StdioSession, changed_lines, json_payload, outline_nodes, workspace_with,
+    StdioSession, assert_files_unchanged, changed_lines, files_of, json_payload, outline_nodes,
+    tool_error, workspace_with,
 };
 use serde_json::{Value, json};
 
@@ -304,6 +305,79 @@ fn a_page_replaced_whole_keeps_the_lines_of_its_unchanged_blocks() {
         "outl_page_update",
         json!({ "slug": "2021-04-09", "md": md }),
         &["-  - [[Bob]] said\r\n", "+  - [[Bob]] said, and more\r\n"],
+    );
+    s.finish();
+}
+
+/// A Logseq time-tracked task: its `:LOGBOOK:` drawer, which Logseq hides.
+const LOGBOOK: &str =
+    "- DOING write the report\n  :LOGBOOK:\n  CLOCK: [2021-04-09 Fri 10:00:00]\n  :END:\n- notes\n";
+
+#[test]
+fn a_text_logseq_would_read_as_structure_is_refused_and_nothing_is_written() {
+    let ws = workspace_with(&[("pages/Report.md", LOGBOOK)]);
+    let root = ws.path();
+    let mut s = StdioSession::initialized(root);
+    let task = id_of(&mut s, "Report", "write the report");
+    let notes = id_of(&mut s, "Report", "notes");
+    let before = files_of(root);
+    // Each as Logseq's parser (mldoc) reads it: a property on any line of a block (the page's
+    // own in its first block; `\key::` is a property named `\key`), a heading below a block's
+    // first line (a block of its own), a drawer, a carriage return alone (a line break).
+    let cases = [
+        ("notes\nstatus:: done", 2),
+        ("notes\nmore\n\\status:: done", 3),
+        ("title:: Other", 1),
+        ("notes\n## Details", 2),
+        ("notes\n:PROPERTIES:\n:x: 1\n:END:", 2),
+        ("notes\rmore", 1),
+    ];
+    for (text, line) in cases {
+        let error = tool_error(&s.call("outl_block_update", json!({ "id": notes, "text": text })));
+        assert_eq!(error["code"], "INVALID_ARGUMENTS", "{text:?}: {error}");
+        assert_eq!(error["data"]["line"], line, "{text:?}: {error}");
+        assert_eq!(error["data"]["id"], notes.as_str(), "{text:?}: {error}");
+        assert!(
+            error["message"].as_str().unwrap().contains("Logseq"),
+            "{error}"
+        );
+        let inserted = s.call(
+            "outl_block_insert",
+            json!({ "text": text, "after_id": notes }),
+        );
+        assert_eq!(
+            tool_error(&inserted)["code"],
+            "INVALID_ARGUMENTS",
+            "{text:?}"
+        );
+    }
+    assert_files_unchanged(&before, root, "refused writes");
+
+    // What Logseq reads as text is written: a property key in a fence, a line that only
+    // mentions one, a heading as a block's first line.
+    for text in [
+        "notes\n```\nstatus:: done\n```",
+        "notes: status:: done",
+        "## notes",
+    ] {
+        json_payload(&s.call("outl_block_update", json!({ "id": notes, "text": text })));
+    }
+    // A drawer the block has (Logseq's clock) stays as it was when the task is ticked or its
+    // first line edited.
+    let text = json_payload(&s.call("outl_block_get", json!({ "id": task })))["block"]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(text.contains(":LOGBOOK:"), "{text}");
+    json_payload(&s.call("outl_block_todo", json!({ "id": task, "state": "DONE" })));
+    let edited = text.replacen("write the report", "write the report, sent", 1);
+    json_payload(&s.call("outl_block_update", json!({ "id": task, "text": edited })));
+    assert!(
+        read(root, "pages/Report.md").starts_with(
+            "- DONE write the report, sent\n  :LOGBOOK:\n  CLOCK: [2021-04-09 Fri 10:00:00]\n  :END:\n"
+        ),
+        "{}",
+        read(root, "pages/Report.md")
     );
     s.finish();
 }

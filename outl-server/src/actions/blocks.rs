@@ -741,8 +741,12 @@ fn edit_block<R>(
 }
 
 /// A block with `text` exactly as the page will hold it, and a fresh id. Rendering then
-/// parsing applies the format's normalisation and escapes, so the text stays one block.
+/// parsing applies the format's normalisation and escapes, so the text stays one block; a text
+/// Logseq would read as structure is refused before it is normalised away.
 fn new_block(ws: &Workspace, text: &str) -> Result<Block, Error> {
+    if let Some(misread) = crate::outline::misread_line(text, None) {
+        return Err(crate::workspace::misread_text(text, &misread, ""));
+    }
     let draft = Block {
         id: Default::default(),
         text: text.to_string(),

@@ -84,6 +84,7 @@
 mod front_matter;
 mod inline;
 mod links;
+mod misread;
 mod org;
 mod parse;
 mod properties;
@@ -102,6 +103,7 @@ pub use links::{
     ALIAS, TextLinks, aliases, block_refs, map_block_refs, page_links, property_links,
     rename_page_links, rename_property_links, same_page_name, shown_value, tags, text_links,
 };
+pub use misread::{Misread, misread_line};
 pub use parse::{parse, parse_with_starts};
 pub use properties::Properties;
 pub use rewrite::{Former, serialize_over};

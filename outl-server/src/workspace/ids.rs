@@ -194,7 +194,8 @@ fn anchored_id(uuid: &str) -> Option<String> {
     if !hex.starts_with(ANCHOR_MARK) || &hex[12..13] != "8" || &hex[16..17] != "8" {
         return None;
     }
-    let payload = u128::from_str_radix(&[&hex[8..12], &hex[13..16], &hex[17..]].concat(), 16).ok()?;
+    let payload =
+        u128::from_str_radix(&[&hex[8..12], &hex[13..16], &hex[17..]].concat(), 16).ok()?;
     let len = (payload >> (ANCHOR_BITS - 5)) as usize;
     let unused = ANCHOR_BITS - 5 - 5 * len.min(ANCHOR_MAX_LEN);
     if len == 0 || len > ANCHOR_MAX_LEN || payload & ((1u128 << unused) - 1) != 0 {

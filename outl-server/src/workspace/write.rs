@@ -853,7 +853,11 @@ impl Workspace {
             let in_op = changes.iter_mut().find_map(|change| {
                 let draft = change.after.as_mut()?;
                 let file = draft.page.file.clone();
-                draft.page.blocks_mut().find_mut(&id).map(|block| (block, file))
+                draft
+                    .page
+                    .blocks_mut()
+                    .find_mut(&id)
+                    .map(|block| (block, file))
             });
             if let Some((block, file)) = in_op {
                 anchor(block, &file);
@@ -864,7 +868,10 @@ impl Workspace {
             };
             // A page the op writes holds its blocks as the op leaves them: one it deletes, or
             // whose block the op took away, has nothing to anchor.
-            if changes.iter().any(|c| c.before.as_ref().is_some_and(|b| b.page.slug == slug)) {
+            if changes
+                .iter()
+                .any(|c| c.before.as_ref().is_some_and(|b| b.page.slug == slug))
+            {
                 continue;
             }
             let before = self.current(&slug)?;
@@ -946,6 +953,9 @@ impl Workspace {
                 && !same_content(&before.page, &draft.page)
             {
                 return Err(org_read_only(&before.page));
+            }
+            if draft.md.is_none() {
+                refuse_misread_texts(change.before.as_ref().map(|b| &b.page), &draft.page)?;
             }
             let md = match (&draft.md, &change.before) {
                 (Some(md), _) => md.clone(),
@@ -1206,6 +1216,52 @@ fn collect_uuids_and_refs(
         }
         collect_uuids_and_refs(&block.children, uuids, refs);
     }
+}
+
+/// Refuses a text of `after` that Logseq would not read back as that text (see
+/// [`outline::misread_line`]); a block's text as `before` had it is not checked again.
+fn refuse_misread_texts(before: Option<&Page>, after: &Page) -> Result<(), Error> {
+    if Syntax::of_file(&after.file) != Syntax::Markdown {
+        return Ok(());
+    }
+    let former_blocks = before.map(|page| page.blocks());
+    let mut refused = None;
+    walk(&after.blocks(), &mut |block| {
+        if refused.is_some() {
+            return;
+        }
+        let former = former_blocks
+            .as_ref()
+            .and_then(|blocks| blocks.find(&block.id))
+            .map(|(_, old)| old.text.as_str());
+        if former == Some(block.text.as_str()) {
+            return;
+        }
+        if let Some(misread) = outline::misread_line(&block.text, former) {
+            refused = Some(misread_text(&block.text, &misread, &block.id));
+        }
+    });
+    refused.map_or(Ok(()), Err)
+}
+
+/// `INVALID_ARGUMENTS` for a block text (`id` empty for a new block) that Logseq would read
+/// as structure: the line, quoted, and what Logseq would make of it.
+pub(crate) fn misread_text(text: &str, misread: &outline::Misread, id: &str) -> Error {
+    let line = text.split('\n').nth(misread.line - 1).unwrap_or_default();
+    Error::new(
+        ErrorCode::InvalidArguments,
+        format!(
+            "line {} of a block's text, {}, would not read back as text in Logseq: it is {}",
+            misread.line,
+            crate::quoted(line),
+            misread.why
+        ),
+    )
+    .with_data(json!({
+        "argument": "text",
+        "id": (!id.is_empty()).then_some(id),
+        "line": misread.line,
+    }))
 }
 
 /// A write that would change an org page: outl reads org pages and can delete them (and undo
