@@ -5,14 +5,15 @@
 //! `outl_page_reconcile` serves both outl's acknowledged writes and the outside edit, with the
 //! ids of unchanged blocks kept, even when the other program saved a copy it read before outl
 //! wrote. Pages another program adds, edits or deletes are served by later reads without any
-//! write touching them.
+//! write touching them. And a program that rewrites a page in a loop while sessions of
+//! `outl serve` write it loses no version outl did not read first.
 
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::mcp_support::{StdioSession, json_payload, tool_error};
+use crate::mcp_support::{HttpServer, StdioSession, json_payload, tool_error};
 use serde_json::{Value, json};
 
 const PAGE: &str = "notes";
@@ -346,4 +347,114 @@ fn an_edit_made_while_outl_is_stopped_is_found_at_open() {
     assert_eq!(after["two"], ids["two"]);
     assert!(after.contains_key("three"), "{after:?}");
     session.finish();
+}
+
+/// Versions the other program writes in [`a_page_rewritten_in_a_loop_loses_no_version_outl_did_not_read`].
+const LOOP_VERSIONS: usize = 400;
+
+/// Another program rewrites the page in a loop, in place and by rename, while two sessions of
+/// `outl serve` reconcile it and append to it. Whenever the program finds that its last version
+/// was replaced, outl must have read that version first: it is in the op log, as what a
+/// reconcile adopted or what a write started from. A write is acknowledged, or refused because
+/// the page was edited outside outl; nothing else.
+#[test]
+fn a_page_rewritten_in_a_loop_loses_no_version_outl_did_not_read() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let path = ws.path().join(FILE);
+    std::fs::create_dir_all(path.parent().unwrap()).expect("pages/");
+    std::fs::write(&path, "- start\n").expect("the page");
+    let server = HttpServer::start(ws.path(), &[]);
+    let done = std::sync::atomic::AtomicBool::new(false);
+
+    let (replaced, acknowledged) = std::thread::scope(|scope| {
+        let program = scope.spawn(|| {
+            let mut replaced = Vec::new();
+            let mut last: Option<String> = None;
+            for version in 0..LOOP_VERSIONS {
+                let now = std::fs::read_to_string(&path).expect("read the page");
+                if let Some(last) = last.take().filter(|last| *last != now) {
+                    replaced.push(last);
+                }
+                let new = format!("- outside {version}\n  - its child\n");
+                let editor = if version % 2 == 0 {
+                    Editor::InPlace
+                } else {
+                    Editor::TempAndRename
+                };
+                editor.write(&path, &new);
+                last = Some(new);
+                // Bursts of quick saves, then a pause in which outl's writes can land.
+                let pause = if version % 16 < 8 { 1 } else { 12 };
+                std::thread::sleep(Duration::from_millis(pause));
+            }
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+            replaced
+        });
+        let writers: Vec<_> = (0..2)
+            .map(|writer| {
+                let (server, done) = (&server, &done);
+                scope.spawn(move || {
+                    let session = server.session();
+                    let mut acknowledged = 0;
+                    for round in 0.. {
+                        if done.load(std::sync::atomic::Ordering::Relaxed) {
+                            break;
+                        }
+                        for (tool, args) in [
+                            ("outl_page_reconcile", json!({"slug": PAGE})),
+                            (
+                                "outl_page_append",
+                                json!({"slug": PAGE, "md": format!("- outl {writer}.{round}")}),
+                            ),
+                        ] {
+                            let reply = session.call(tool, args);
+                            if reply["result"]["isError"] == true {
+                                let code = &tool_error(&reply)["code"];
+                                assert!(
+                                    code == "PAGE_MARKDOWN_AHEAD_OF_LOG" || code == "CONFLICT",
+                                    "{tool}: {reply}"
+                                );
+                            } else if tool == "outl_page_append" {
+                                acknowledged += 1;
+                            }
+                        }
+                    }
+                    acknowledged
+                })
+            })
+            .collect();
+        let replaced = program.join().expect("the other program");
+        let acknowledged: usize = writers
+            .into_iter()
+            .map(|w| w.join().expect("a session"))
+            .sum();
+        (replaced, acknowledged)
+    });
+    assert!(acknowledged > 0, "no write of outl's went through");
+    assert!(
+        !replaced.is_empty(),
+        "outl replaced none of the other program's versions"
+    );
+
+    // Every markdown of the page that outl read or wrote, from the op log's bodies.
+    let log = std::fs::read_to_string(ws.path().join(".outl/oplog")).expect("the op log");
+    let mut seen = std::collections::HashSet::new();
+    for line in log.lines() {
+        let (_, body) = line.split_once('\t').expect("header and body");
+        let body: Value = serde_json::from_str(body).expect("a body");
+        for page in body["pages"].as_array().into_iter().flatten() {
+            for side in ["before", "after"] {
+                if let Some(md) = page[side]["md"].as_str() {
+                    seen.insert(md.to_owned());
+                }
+            }
+        }
+    }
+    let unread: Vec<&String> = replaced.iter().filter(|v| !seen.contains(*v)).collect();
+    assert!(
+        unread.is_empty(),
+        "outl replaced {} of {} replaced versions without reading them: {unread:?}",
+        unread.len(),
+        replaced.len()
+    );
 }

@@ -57,6 +57,43 @@ struct Step<T> {
     path: PathBuf,
     tag: T,
     change: Change,
+    guard: Guard,
+}
+
+/// What a step's path must hold when the step takes it, so that a file another program wrote
+/// after the caller read it is never replaced or removed: its bytes would be lost unread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// Whatever is there (a file only outl writes).
+    Any,
+    /// No file.
+    Absent,
+    /// The bytes with this hash.
+    Holds(blake3::Hash),
+}
+
+/// The error of a step whose path no longer holds what its [`Guard`] says: another program
+/// wrote or removed the file since it was read. The file is left as that program left it.
+#[derive(Debug)]
+pub struct Moved;
+
+impl std::fmt::Display for Moved {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the file changed on disk since it was read")
+    }
+}
+
+impl std::error::Error for Moved {}
+
+impl Moved {
+    fn error() -> io::Error {
+        io::Error::other(Moved)
+    }
+
+    /// Whether `error` is a step's [`Moved`].
+    pub fn is(error: &io::Error) -> bool {
+        error.get_ref().is_some_and(|inner| inner.is::<Moved>())
+    }
 }
 
 enum Change {
@@ -78,9 +115,16 @@ impl<T: Clone> Batch<T> {
         }
     }
 
-    /// Stages `path` to be replaced with `bytes`: writes them to a temp file beside it (creating
-    /// the folder if needed). Nothing is visible at `path` before [`apply`](Self::apply).
-    pub fn replace(&mut self, path: &Path, bytes: Vec<u8>, tag: T) -> Result<(), Failure<T>> {
+    /// Stages `path` to be replaced with `bytes` if it then holds what `guard` says: writes
+    /// them to a temp file beside it (creating the folder if needed). Nothing is visible at
+    /// `path` before [`apply`](Self::apply).
+    pub fn replace(
+        &mut self,
+        path: &Path,
+        bytes: Vec<u8>,
+        guard: Guard,
+        tag: T,
+    ) -> Result<(), Failure<T>> {
         let failed = |error| Failure {
             tag: Some(tag.clone()),
             error,
@@ -89,12 +133,7 @@ impl<T: Clone> Batch<T> {
             .parent()
             .ok_or_else(|| failed(io::Error::other("a file path has no folder")))?;
         self.create_dir(dir, self.steps.len()).map_err(failed)?;
-        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-        let temp = dir.join(format!(
-            ".{file_name}{TEMP_MARKER}{}-{}",
-            std::process::id(),
-            TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
+        let temp = temp_beside(path);
         let mut file = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -115,16 +154,18 @@ impl<T: Clone> Batch<T> {
                 file: Some(file),
                 bytes,
             },
+            guard,
         });
         Ok(())
     }
 
-    /// Stages `path` to be removed (if it exists then).
-    pub fn remove(&mut self, path: &Path, tag: T) {
+    /// Stages `path` to be removed (if it exists then, holding what `guard` says).
+    pub fn remove(&mut self, path: &Path, guard: Guard, tag: T) {
         self.steps.push(Step {
             path: path.to_path_buf(),
             tag,
             change: Change::Remove,
+            guard,
         });
     }
 
@@ -236,20 +277,19 @@ impl<T: Clone> Batch<T> {
                 Change::Replace { temp, file, .. } => {
                     // Synced already: closed before it takes the name.
                     drop(file.take());
-                    let renamed = fs::rename(&*temp, &step.path);
+                    let renamed = take_name(temp, &step.path, step.guard);
                     #[cfg(test)]
                     trace::record(trace::Event::Renamed(step.path.clone()));
                     renamed.map(|()| true)
                 }
-                Change::Remove => match fs::remove_file(&step.path) {
-                    Ok(()) => {
-                        #[cfg(test)]
+                Change::Remove => {
+                    let removed = remove_guarded(&step.path, step.guard);
+                    #[cfg(test)]
+                    if let Ok(true) = removed {
                         trace::record(trace::Event::Removed(step.path.clone()));
-                        Ok(true)
                     }
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-                    Err(e) => Err(e),
-                },
+                    removed
+                }
             };
             match result {
                 Ok(true) => {
@@ -297,6 +337,143 @@ impl<T> Drop for Batch<T> {
                 let _ = fs::remove_file(temp);
             }
         }
+    }
+}
+
+/// Renames `temp` over `path` if `path` holds what `guard` says, else leaves both and fails
+/// with [`Moved`]. Where the system can swap two names at once, the check reads the replaced
+/// bytes after the swap and swaps back if they are not the ones expected, so no write landing
+/// between the check and the rename is lost; elsewhere the check comes just before the rename.
+fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<()> {
+    match guard {
+        Guard::Any => fs::rename(temp, path),
+        Guard::Absent => match swap::rename_no_replace(temp, path) {
+            Some(Err(e)) if e.kind() == io::ErrorKind::AlreadyExists => Err(Moved::error()),
+            Some(done) => done,
+            None if path.symlink_metadata().is_ok() => Err(Moved::error()),
+            None => fs::rename(temp, path),
+        },
+        Guard::Holds(hash) => match swap::exchange(temp, path) {
+            Some(Err(e)) if e.kind() == io::ErrorKind::NotFound => Err(Moved::error()),
+            Some(Err(e)) => Err(e),
+            Some(Ok(())) => {
+                // `temp` now holds what `path` held.
+                if holds(temp, hash)? {
+                    fs::remove_file(temp)
+                } else {
+                    swap::exchange(temp, path).unwrap_or_else(|| fs::rename(temp, path))?;
+                    Err(Moved::error())
+                }
+            }
+            None if !holds(path, hash)? => Err(Moved::error()),
+            None => fs::rename(temp, path),
+        },
+    }
+}
+
+/// Removes `path` if it holds what `guard` says (`Ok(false)`: there was no file). The file is
+/// first moved aside under a temp name, so the bytes checked are the bytes removed.
+fn remove_guarded(path: &Path, guard: Guard) -> io::Result<bool> {
+    let Guard::Holds(hash) = guard else {
+        return match fs::remove_file(path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        };
+    };
+    let aside = temp_beside(path);
+    match fs::rename(path, &aside) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Moved::error()),
+        moved => moved?,
+    }
+    if holds(&aside, hash)? {
+        fs::remove_file(&aside)?;
+        return Ok(true);
+    }
+    match swap::rename_no_replace(&aside, path) {
+        Some(back) => back?,
+        None => fs::rename(&aside, path)?,
+    }
+    Err(Moved::error())
+}
+
+/// Whether the file at `path` holds the bytes with `hash` (a missing file does not).
+fn holds(path: &Path, hash: blake3::Hash) -> io::Result<bool> {
+    match fs::read(path) {
+        Ok(bytes) => Ok(blake3::hash(&bytes) == hash),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
+/// A fresh hidden temp name in `path`'s folder.
+fn temp_beside(path: &Path) -> PathBuf {
+    let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    path.with_file_name(format!(
+        ".{file_name}{TEMP_MARKER}{}-{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    ))
+}
+
+/// Renames that check and change a name in one step, where the system has them (`None`: not
+/// here, or not on this file system).
+mod swap {
+    use std::io;
+    use std::path::Path;
+
+    /// Swaps the files at `a` and `b`.
+    pub fn exchange(a: &Path, b: &Path) -> Option<io::Result<()>> {
+        renameat2(a, b, flags::EXCHANGE)
+    }
+
+    /// Renames `from` to `to` unless `to` exists (`AlreadyExists`).
+    pub fn rename_no_replace(from: &Path, to: &Path) -> Option<io::Result<()>> {
+        renameat2(from, to, flags::NO_REPLACE)
+    }
+
+    #[cfg(target_os = "linux")]
+    mod flags {
+        pub const EXCHANGE: libc::c_uint = libc::RENAME_EXCHANGE;
+        pub const NO_REPLACE: libc::c_uint = libc::RENAME_NOREPLACE;
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    mod flags {
+        pub const EXCHANGE: u32 = 0;
+        pub const NO_REPLACE: u32 = 0;
+    }
+
+    #[cfg(target_os = "linux")]
+    fn renameat2(from: &Path, to: &Path, flags: libc::c_uint) -> Option<io::Result<()>> {
+        use std::ffi::CString;
+        use std::os::unix::ffi::OsStrExt;
+        let from = CString::new(from.as_os_str().as_bytes()).ok()?;
+        let to = CString::new(to.as_os_str().as_bytes()).ok()?;
+        // SAFETY: both paths are NUL-terminated strings that outlive the call.
+        let status = unsafe {
+            libc::renameat2(
+                libc::AT_FDCWD,
+                from.as_ptr(),
+                libc::AT_FDCWD,
+                to.as_ptr(),
+                flags,
+            )
+        };
+        if status == 0 {
+            return Some(Ok(()));
+        }
+        let error = io::Error::last_os_error();
+        match error.raw_os_error() {
+            // The call, or the flag on this file system, is not supported.
+            Some(libc::ENOSYS | libc::EINVAL) => None,
+            _ => Some(Err(error)),
+        }
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn renameat2(_: &Path, _: &Path, _: u32) -> Option<io::Result<()>> {
+        None
     }
 }
 
@@ -458,7 +635,9 @@ impl Round {
 /// mix, and after a crash the file holds one of the two.
 pub fn write_atomic(path: &Path, bytes: Vec<u8>, durability: Durability) -> io::Result<()> {
     let mut batch = Batch::new(durability);
-    batch.replace(path, bytes, ()).map_err(|f| f.error)?;
+    batch
+        .replace(path, bytes, Guard::Any, ())
+        .map_err(|f| f.error)?;
     batch.sync(None).map_err(|f| f.error)?;
     batch.apply(|| ()).map_err(|f| f.error)
 }
@@ -551,13 +730,13 @@ mod tests {
         trace::take();
 
         let mut batch = Batch::new(Durability::Durable);
-        batch.remove(&root.join("a/gone"), "gone");
-        batch.remove(&root.join("a/never there"), "never");
+        batch.remove(&root.join("a/gone"), Guard::Any, "gone");
+        batch.remove(&root.join("a/never there"), Guard::Any, "never");
         batch
-            .replace(&root.join("a/one"), b"1".to_vec(), "one")
+            .replace(&root.join("a/one"), b"1".to_vec(), Guard::Any, "one")
             .unwrap();
         batch
-            .replace(&root.join("b/c/two"), b"2".to_vec(), "two")
+            .replace(&root.join("b/c/two"), b"2".to_vec(), Guard::Any, "two")
             .unwrap();
         assert_eq!(batch.staged(&root.join("a/one")), Some(Some(&b"1"[..])));
         assert_eq!(batch.staged(&root.join("a/gone")), Some(None));
@@ -616,7 +795,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut batch = Batch::new(Durability::Durable);
         batch
-            .replace(&dir.path().join("a"), b"1".to_vec(), ())
+            .replace(&dir.path().join("a"), b"1".to_vec(), Guard::Any, ())
             .unwrap();
         batch.sync(None).unwrap();
         drop(batch);
@@ -629,13 +808,23 @@ mod tests {
         fs::write(dir.path().join("file"), "x").unwrap();
         let mut batch = Batch::new(Durability::Durable);
         let failure = batch
-            .replace(&dir.path().join("file/below"), b"1".to_vec(), "below")
+            .replace(
+                &dir.path().join("file/below"),
+                b"1".to_vec(),
+                Guard::Any,
+                "below",
+            )
             .unwrap_err();
         assert_eq!(failure.tag, Some("below"));
         // A folder where a file is to be renamed.
         fs::create_dir_all(dir.path().join("taken/x")).unwrap();
         batch
-            .replace(&dir.path().join("taken"), b"1".to_vec(), "taken")
+            .replace(
+                &dir.path().join("taken"),
+                b"1".to_vec(),
+                Guard::Any,
+                "taken",
+            )
             .unwrap();
         batch.sync(None).unwrap();
         assert_eq!(batch.apply(|| ()).unwrap_err().tag, Some("taken"));
@@ -663,6 +852,60 @@ mod tests {
         keys.sort();
         assert_eq!(keys, (0..SYNC_THREADS + 3).collect::<Vec<_>>());
         assert!(alongside_ran);
+    }
+
+    #[test]
+    fn a_guarded_step_leaves_a_file_that_changed_since_it_was_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("page.md");
+        fs::write(&page, "read").unwrap();
+        let read = blake3::hash(b"read");
+
+        let mut batch = Batch::new(Durability::Durable);
+        batch
+            .replace(&page, b"ours".to_vec(), Guard::Holds(read), "page")
+            .unwrap();
+        fs::write(&page, "theirs").unwrap();
+        batch.sync(None).unwrap();
+        let failure = batch.apply(|| ()).unwrap_err();
+        assert!(Moved::is(&failure.error), "{failure:?}");
+        assert_eq!(failure.tag, Some("page"));
+        assert_eq!(fs::read_to_string(&page).unwrap(), "theirs");
+
+        let mut batch = Batch::new(Durability::Durable);
+        batch.remove(&page, Guard::Holds(read), "page");
+        assert!(Moved::is(&batch.apply(|| ()).unwrap_err().error));
+        assert_eq!(fs::read_to_string(&page).unwrap(), "theirs");
+
+        let new = dir.path().join("new.md");
+        let mut batch = Batch::new(Durability::Durable);
+        batch
+            .replace(&new, b"ours".to_vec(), Guard::Absent, "new")
+            .unwrap();
+        fs::write(&new, "theirs").unwrap();
+        assert!(Moved::is(&batch.apply(|| ()).unwrap_err().error));
+        assert_eq!(fs::read_to_string(&new).unwrap(), "theirs");
+
+        // Holding what was read, each step goes through, and only the page files are left.
+        let mut batch = Batch::new(Durability::Durable);
+        batch
+            .replace(
+                &page,
+                b"ours".to_vec(),
+                Guard::Holds(blake3::hash(b"theirs")),
+                "page",
+            )
+            .unwrap();
+        batch.remove(&new, Guard::Holds(blake3::hash(b"theirs")), "new");
+        batch.apply(|| ()).unwrap();
+        assert_eq!(fs::read_to_string(&page).unwrap(), "ours");
+        assert!(!new.exists());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names, ["page.md"]);
     }
 
     #[test]

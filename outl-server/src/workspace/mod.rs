@@ -70,11 +70,14 @@
 //!    (hidden, and removed at open if a crash leaves them), append one line with the kind of
 //!    op, and for each touched page its slug, file and content hash before and after plus the
 //!    full markdown and ids before and after; then fsync the log and the temp files at once.
-//!    The durable log line is the commit point: from here the op will reach the pages.
-//! 5. **Apply**: rename the temp files over the pages and sidecars, unlink deleted pages and
-//!    the old file of a rename (with their sidecars), then fsync the folders whose names
-//!    changed, again at once; memory follows the op meanwhile. Only then is the write
-//!    acknowledged.
+//!    Staging reads each page file again: one that moved since step 2 refuses the write before
+//!    anything is logged. The durable log line is the commit point: from here the op will
+//!    reach the pages.
+//! 5. **Apply**: rename the temp files over the pages and sidecars (each page's rename guarded
+//!    by the bytes staging read, see [`disk::Guard`]: a file another program saved meanwhile is
+//!    kept and its page frozen), unlink deleted pages and the old file of a rename (with their
+//!    sidecars), then fsync the folders whose names changed, again at once; memory follows the
+//!    op meanwhile. Only then is the write acknowledged.
 //! 6. **Settle** (after a crash): for each page of an op, a file that still has its
 //!    before-hash (or is missing where the op created it) is rolled forward to the after-state
 //!    from the log; a file with its after-hash but a stale sidecar gets its sidecar rewritten;

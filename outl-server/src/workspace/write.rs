@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::config::GraphConfig;
-use super::disk::{self, Durability};
+use super::disk::{self, Durability, Guard};
 use super::graph::Minting;
 use super::ids::{self, carry_ids};
 use super::load::{self, Origin, Stamp};
@@ -1054,7 +1054,10 @@ impl Workspace {
         }
         // Step 4: the new files in temp files, then one round of fsyncs for them and the log
         // line (the commit point).
-        let writes = stage(&self.root, &op.pages, &body.pages)?;
+        let (writes, left_alone) = stage(&self.root, &op.pages, &body.pages)?;
+        if let Some(file) = left_alone.first() {
+            return Err(self.changed_outside(&changes, file));
+        }
         let op = w
             .log
             .append(op, &body, |log| writes.sync(Some(log)).map_err(failed))?;
@@ -1089,7 +1092,14 @@ impl Workspace {
                     }
                 }
             })
-            .map_err(failed)?;
+            .map_err(|failure| match failure.tag {
+                // Written outside outl in the moment since the read: that file is kept, and
+                // the next write settles the rest of the op.
+                Some(target) if disk::Moved::is(&failure.error) => {
+                    self.changed_outside(&changes, &target.file)
+                }
+                _ => failed(failure),
+            })?;
         w.settled = op.seq;
         if let Err(e) = w.log.rotate_if_full() {
             // The op is written; the log only grows on until a later write rotates it.
@@ -1103,6 +1113,31 @@ impl Workspace {
             }
         }
         Ok(op)
+    }
+}
+
+impl Workspace {
+    /// The refusal of a write to `file`, a file of `changes` that another program wrote after
+    /// outl read it: the page is read again from the file, frozen as any page edited outside
+    /// outl, and the refusal says what changed.
+    fn changed_outside(&self, changes: &[Change], file: &str) -> Error {
+        let slug = changes
+            .iter()
+            .flat_map(|c| {
+                let before = c.before.as_ref().map(|b| &b.page);
+                before.into_iter().chain(c.after.as_ref().map(|a| &a.page))
+            })
+            .find(|page| page.file == file)
+            .map(|page| page.slug.clone());
+        let current = slug.as_deref().map(|slug| self.current(slug));
+        match current {
+            Some(Err(error)) => error,
+            _ => Error::new(
+                ErrorCode::Conflict,
+                format!("{file} changed on disk while outl wrote it; it is kept as it is now"),
+            )
+            .with_data(json!({ "path": file })),
+        }
     }
 }
 
@@ -1439,7 +1474,8 @@ fn failed(failure: disk::Failure<Target>) -> Error {
 /// log synced beside them, since the process that appended the op may have died before its
 /// line was durable, and no page may get ahead of the log.
 pub(super) fn settle(root: &Path, log: &OpLog, op: &Op, body: &Body) -> Result<(), Error> {
-    let writes = stage(root, &op.pages, &body.pages)?;
+    // A file edited outside outl since is left for freeze detection.
+    let (writes, _) = stage(root, &op.pages, &body.pages)?;
     if writes.is_empty() {
         return Ok(());
     }
@@ -1449,14 +1485,21 @@ pub(super) fn settle(root: &Path, log: &OpLog, op: &Op, body: &Body) -> Result<(
 
 /// Stages what makes the pages of an op true on disk, for each page: rolls its file forward
 /// if it still has its before-state (removing the file the op moved away from), rewrites a
-/// stale sidecar, and leaves a file that matches neither (edited outside outl) alone. Each
-/// page sees the disk as the pages staged before it leave it.
-fn stage(root: &Path, changes: &[PageChange], contents: &[ChangeContent]) -> Result<Writes, Error> {
+/// stale sidecar, and leaves a file that matches neither (edited outside outl) alone, naming it
+/// in the second part of the result. Each page sees the disk as the pages staged before it
+/// leave it. Each page file staged is guarded by the bytes read here: should another program
+/// write it before the rename, the rename leaves that file as it is (see [`disk::Guard`]).
+fn stage(
+    root: &Path,
+    changes: &[PageChange],
+    contents: &[ChangeContent],
+) -> Result<(Writes, Vec<String>), Error> {
     let mut writes = Writes::new(Durability::Durable);
+    let mut left_alone = Vec::new();
     for (change, content) in changes.iter().zip(contents) {
-        stage_page(root, change, content, &mut writes)?;
+        stage_page(root, change, content, &mut writes, &mut left_alone)?;
     }
-    Ok(writes)
+    Ok((writes, left_alone))
 }
 
 fn stage_page(
@@ -1464,45 +1507,60 @@ fn stage_page(
     change: &PageChange,
     content: &ChangeContent,
     writes: &mut Writes,
+    left_alone: &mut Vec<String>,
 ) -> Result<(), Error> {
-    let hash_of = |writes: &Writes, file: &str| -> Result<Option<String>, Error> {
-        staged_or_on_disk(writes, &root.join(file))
-            .map(|bytes| bytes.map(|bytes| content_hash(&bytes)))
-            .map_err(|e| io_error("cannot read", file, e))
+    // A file's content hash, and the guard a step that replaces or removes it takes.
+    let read = |writes: &Writes, file: &str| -> Result<Option<(String, Guard)>, Error> {
+        let bytes = staged_or_on_disk(writes, &root.join(file))
+            .map_err(|e| io_error("cannot read", file, e))?;
+        Ok(bytes.map(|bytes| (content_hash(&bytes), Guard::Holds(blake3::hash(&bytes)))))
     };
     // The file the op moved away from (a rename, a delete).
     if let Some(before) = &change.before
         && change.after.as_ref().is_none_or(|a| a.file != before.file)
-        && hash_of(writes, &before.file)?.as_deref() == Some(before.hash.as_str())
     {
-        writes.remove(
-            &root.join(&before.file),
-            target("cannot remove", &before.file),
-        );
-        writes.remove(
-            &sidecar::path(root, &before.file),
-            target("cannot remove the sidecar of", &before.file),
-        );
+        match read(writes, &before.file)? {
+            Some((hash, guard)) if hash == before.hash => {
+                writes.remove(
+                    &root.join(&before.file),
+                    guard,
+                    target("cannot remove", &before.file),
+                );
+                writes.remove(
+                    &sidecar::path(root, &before.file),
+                    Guard::Any,
+                    target("cannot remove the sidecar of", &before.file),
+                );
+            }
+            Some(_) => left_alone.push(before.file.clone()),
+            None => {}
+        }
     }
     let (Some(after), Some(after_content)) = (&change.after, &content.after) else {
         return Ok(());
     };
-    let on_disk = hash_of(writes, &after.file)?;
-    let still_before = match &change.before {
-        Some(before) if before.file == after.file => {
-            on_disk.as_deref() == Some(before.hash.as_str())
+    let on_disk = read(writes, &after.file)?;
+    let guard = match (&change.before, &on_disk) {
+        (Some(before), Some((hash, guard)))
+            if before.file == after.file && *hash == before.hash =>
+        {
+            Some(*guard)
         }
-        _ => on_disk.is_none(),
+        (Some(before), _) if before.file == after.file => None,
+        (_, None) => Some(Guard::Absent),
+        (_, Some(_)) => None,
     };
-    if still_before {
+    if let Some(guard) = guard {
         writes
             .replace(
                 &root.join(&after.file),
                 after_content.md.as_bytes().to_vec(),
+                guard,
                 target("cannot write", &after.file),
             )
             .map_err(failed)?;
-    } else if on_disk.as_deref() != Some(after.hash.as_str()) {
+    } else if on_disk.as_ref().map(|(hash, _)| hash) != Some(&after.hash) {
+        left_alone.push(after.file.clone());
         return Ok(());
     }
     let sidecar_path = sidecar::path(root, &after.file);
@@ -1521,6 +1579,7 @@ fn stage_page(
             .replace(
                 &sidecar_path,
                 sidecar.encode().into_bytes(),
+                Guard::Any,
                 target("cannot write the sidecar of", &after.file),
             )
             .map_err(failed)?;
