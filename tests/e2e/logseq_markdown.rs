@@ -1,9 +1,12 @@
 //! Markdown pages as Logseq writes them, in its current style and in older ones, read through
-//! the tools over MCP stdio: every task marker Logseq knows, YAML front matter.
+//! the tools over MCP stdio: every task marker Logseq knows, YAML front matter, planning lines
+//! and logbook drawers.
 
 use std::path::Path;
 
-use crate::mcp_support::{StdioSession, column, json_payload, outline_nodes, workspace_with};
+use crate::mcp_support::{
+    StdioSession, changed_lines, column, json_payload, outline_nodes, workspace_with,
+};
 use serde_json::json;
 
 fn read(root: &Path, path: &str) -> String {
@@ -369,5 +372,93 @@ fn embeds_are_references_and_render_shows_what_they_embed() {
         md,
         "- the target\n\t- under it\n- {{embed [[Plan]]}}\n\t- step one\n- {{embed [[Notes]]}}\n\t- {{embed the target}}\n\t- {{embed [[Plan]]}}\n\t- {{embed [[Notes]]}}\n"
     );
+    s.finish();
+}
+
+/// A journal day as Logseq writes tasks with planning and a clocked logbook.
+const PLANNED: &str = "\
+- DONE write the report
+  SCHEDULED: <2024-05-20 Mon>
+  :LOGBOOK:
+  CLOCK: [2024-05-20 Mon 09:00:12]--[2024-05-20 Mon 10:30:40] =>  01:30:28
+  :END:
+  the summary goes first
+- TODO call the bank
+  DEADLINE: <2024-05-22 Wed 10:00 .+1w>
+\t- LATER ask about the fee
+\t  SCHEDULED: <2024-05-21 Tue> DEADLINE: <2024-05-23 Thu>
+- a line that only mentions
+  SCHEDULED: <2024-05-20 Mon> in passing
+";
+
+#[test]
+fn planning_lines_and_logbooks_are_fields_and_writes_keep_them_byte_for_byte() {
+    let ws = workspace_with(&[("journals/2024_05_20.md", PLANNED)]);
+    let mut s = StdioSession::initialized(ws.path());
+
+    let day = json_payload(&s.call("outl_page_get", json!({ "slug": "2024-05-20" })));
+    let nodes = outline_nodes(&day["outline"]);
+    let report = nodes[0];
+    assert_eq!(
+        report["text"], "write the report\nthe summary goes first",
+        "{report}"
+    );
+    assert_eq!(report["todo"], "DONE");
+    assert_eq!(report["scheduled"], "2024-05-20 Mon");
+    assert_eq!(
+        report["logbook"],
+        json!(["CLOCK: [2024-05-20 Mon 09:00:12]--[2024-05-20 Mon 10:30:40] =>  01:30:28"])
+    );
+    assert!(report.get("deadline").is_none(), "{report}");
+    let bank = nodes[1];
+    assert_eq!(bank["text"], "call the bank");
+    assert_eq!(bank["deadline"], "2024-05-22 Wed 10:00 .+1w");
+    let fee = nodes[2];
+    assert_eq!(fee["text"], "ask about the fee");
+    assert_eq!(fee["scheduled"], "2024-05-21 Tue");
+    assert_eq!(fee["deadline"], "2024-05-23 Thu");
+    // Logseq reads a planning line inside a paragraph as text.
+    let passing = nodes[3];
+    assert_eq!(
+        passing["text"],
+        "a line that only mentions\nSCHEDULED: <2024-05-20 Mon> in passing"
+    );
+    assert!(passing.get("scheduled").is_none(), "{passing}");
+
+    let open = json_payload(&s.call("outl_tasks", json!({})));
+    assert_eq!(
+        column(&open["hits"], "text"),
+        ["TODO call the bank", "LATER ask about the fee"]
+    );
+    assert_eq!(open["hits"][0]["deadline"], "2024-05-22 Wed 10:00 .+1w");
+    assert_eq!(open["hits"][1]["scheduled"], "2024-05-21 Tue");
+
+    // An edit of the text, and a tick: only the first line of each block changes.
+    let path = ws.path().join("journals/2024_05_20.md");
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": report["id"], "text": "write the final report\nthe summary goes first" }),
+    ));
+    json_payload(&s.call(
+        "outl_block_todo",
+        json!({ "id": bank["id"], "state": "DONE" }),
+    ));
+    let after = std::fs::read_to_string(&path).expect("the day");
+    assert_eq!(
+        changed_lines(PLANNED, &after),
+        [
+            "-- DONE write the report\n",
+            "+- DONE write the final report\n",
+            "-- TODO call the bank\n",
+            "+- DONE call the bank\n",
+        ]
+    );
+    let day = json_payload(&s.call("outl_page_get", json!({ "slug": "2024-05-20" })));
+    let report = outline_nodes(&day["outline"])[0].clone();
+    assert_eq!(
+        report["text"],
+        "write the final report\nthe summary goes first"
+    );
+    assert_eq!(report["scheduled"], "2024-05-20 Mon");
     s.finish();
 }

@@ -113,10 +113,12 @@ fn block_tree_returns_the_subtree_cut_at_depth() {
         texts(&sms["children"]),
         [
             "Twilio account moved to the company card",
-            "Retry with backoff when a carrier rejects a message\nSCHEDULED: <2026-11-26 Thu>",
+            "Retry with backoff when a carrier rejects a message",
             "Opt-out keyword (STOP) handled on every number",
         ]
     );
+    let retry = node(&sms["children"], "Retry with backoff");
+    assert_eq!(retry["scheduled"], "2026-11-26 Thu", "{retry}");
 
     let cut = json_payload(&s.call("outl_block_tree", json!({ "id": product, "depth": 2 })));
     let sms = node(&cut["tree"]["children"], "[#A] SMS reminders");
@@ -224,8 +226,8 @@ fn block_update_replaces_the_text_and_keeps_the_task_marker() {
         "{md}"
     );
     assert!(
-        !md.contains("SCHEDULED"),
-        "the whole text was replaced: {md}"
+        md.contains("\t\t- NOW Retry twice, then fall back to email\n\t\t  SCHEDULED: <2026-11-26 Thu>\n"),
+        "the text was replaced, its planning kept: {md}"
     );
 
     // A marker in the new text wins.

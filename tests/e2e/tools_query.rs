@@ -101,9 +101,10 @@ fn tasks_lists_open_tasks_by_default_and_filters_by_state_and_page() {
             "DONE [#A] Onboarding flow signed off by [[Bob Lindgren]]",
             "DOING [#A] SMS reminders #reminders",
             "DONE Twilio account moved to the company card",
-            "NOW Retry with backoff when a carrier rejects a message\nSCHEDULED: <2026-11-26 Thu>",
+            "NOW Retry with backoff when a carrier rejects a message",
         ]
     );
+    assert_eq!(checklist["hits"][3]["scheduled"], "2026-11-26 Thu");
     assert_eq!(checklist["total"], 12);
     let waiting = json_payload(&s.call("outl_tasks", json!({ "state": "WAITING" })));
     assert!(

@@ -4,6 +4,8 @@
 //! Every write returns something small to chain on (the block's id and page, and what
 //! changed), never the page. Each is one op in the log: `outl_undo` reverts it.
 
+use std::borrow::Cow;
+
 use outl_macros::{ToolFields, tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -390,18 +392,19 @@ pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Err
     })
 }
 
-/// Replace a block's text. Its children, properties and, unless the new text starts with one,
-/// task marker stay.
+/// Replace a block's text. Its children, properties and, unless the new text gives its own,
+/// task marker, planning and logbook stay.
 #[tool(title = "Update block", destructive, idempotent, payload = json)]
 pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Error> {
     edit_block(ws, "block.update", &args.id, |page, block| {
-        block.text = match outline::task_marker(&args.text) {
-            Some(_) => args.text.clone(),
+        let text = match outline::task_marker(&args.text) {
+            Some(_) => Cow::Borrowed(args.text.as_str()),
             None => {
                 let kept = outline::task_marker(&block.text).map(|(marker, _)| marker);
-                outline::set_task_marker(&args.text, kept)
+                Cow::Owned(outline::set_task_marker(&args.text, kept))
             }
         };
+        block.text = outline::keep_planning(&text, &block.text).into_owned();
         Ok(Written {
             id: block.id.to_string(),
             page: page.to_string(),

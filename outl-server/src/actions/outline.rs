@@ -30,10 +30,13 @@ pub struct OutlineNode {
     /// The parent block's id, on a block that tops a slice without its parent, which came in
     /// an earlier slice (not serialized when absent).
     pub parent: Option<CompactString>,
-    /// The block text without its leading task marker, property lines not included.
+    /// The block text without its leading task marker, property lines, planning lines and
+    /// logbook not included.
     pub text: String,
     /// The task marker the text starts with, if any.
     pub todo: Option<TaskMarker>,
+    /// The block's planning and logbook (not serialized when absent).
+    pub planning: PlanningFields,
     /// `collapsed:: true` on the block.
     pub collapsed: bool,
     /// The block's properties, without `collapsed` and `id`.
@@ -58,15 +61,17 @@ impl OutlineNode {
 
     /// The node of `block` without its children, none of them counted as omitted.
     pub fn alone(block: &Block) -> OutlineNode {
-        let (todo, text) = match outline::task_marker(&block.text) {
+        let (shown, planning) = outline::split_planning(&block.text);
+        let (todo, text) = match outline::task_marker(&shown) {
             Some((marker, rest)) => (Some(marker), rest.to_string()),
-            None => (None, block.text.clone()),
+            None => (None, shown.into_owned()),
         };
         OutlineNode {
             id: block.id.clone(),
             parent: None,
             text,
             todo,
+            planning: PlanningFields::of(&planning),
             collapsed: is_collapsed(block),
             properties: content_properties(&block.properties),
             children: Vec::new(),
@@ -101,6 +106,9 @@ impl Serialize for OutlineNode {
         let fields = [
             self.parent.is_some(),
             todo,
+            self.planning.scheduled.is_some(),
+            self.planning.deadline.is_some(),
+            !self.planning.logbook.is_empty(),
             collapsed,
             properties,
             tokens.is_some(),
@@ -117,6 +125,7 @@ impl Serialize for OutlineNode {
         if todo {
             node.serialize_field("todo", &self.todo)?;
         }
+        self.planning.serialize_into(&mut node)?;
         if collapsed {
             node.serialize_field("collapsed", &self.collapsed)?;
         }
@@ -133,6 +142,44 @@ impl Serialize for OutlineNode {
             node.serialize_field("children_omitted", &self.children_omitted)?;
         }
         node.end()
+    }
+}
+
+/// What Logseq reads beside a block's text: `SCHEDULED:` and `DEADLINE:` timestamps (inside
+/// their `<>`) and the lines of its `:LOGBOOK:` drawer. Each is serialized only when the
+/// block has it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlanningFields {
+    pub scheduled: Option<String>,
+    pub deadline: Option<String>,
+    pub logbook: Vec<String>,
+}
+
+impl PlanningFields {
+    pub fn of(planning: &outline::Planning<'_>) -> PlanningFields {
+        PlanningFields {
+            scheduled: planning.scheduled.map(str::to_string),
+            deadline: planning.deadline.map(str::to_string),
+            logbook: planning
+                .logbook
+                .iter()
+                .map(|line| line.to_string())
+                .collect(),
+        }
+    }
+
+    /// Writes the fields the block has into `into`, a struct being serialized.
+    pub fn serialize_into<S: SerializeStruct>(&self, into: &mut S) -> Result<(), S::Error> {
+        if let Some(scheduled) = &self.scheduled {
+            into.serialize_field("scheduled", scheduled)?;
+        }
+        if let Some(deadline) = &self.deadline {
+            into.serialize_field("deadline", deadline)?;
+        }
+        if !self.logbook.is_empty() {
+            into.serialize_field("logbook", &self.logbook)?;
+        }
+        Ok(())
     }
 }
 

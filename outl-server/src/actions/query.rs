@@ -8,15 +8,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::lookup;
-use super::outline::timestamp;
+use super::outline::{PlanningFields, timestamp};
 use super::paging;
 use crate::Error;
 use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
-use crate::outline::TaskMarker;
+use crate::outline::{self, TaskMarker};
 use crate::workspace::{Block, BlockList, Graph, Holder, Page, Workspace};
 
 /// Where a query found something: a block (its id and its text as written, task marker
-/// included), or a page through its own properties (no id).
+/// included, planning and logbook as fields of their own), or a page through its own
+/// properties (no id).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Hit {
     /// The page's slug.
@@ -25,27 +26,34 @@ pub struct Hit {
     pub id: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduled: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<String>,
 }
 
 impl Hit {
     /// The hit of an index holder, its block's text read from `graph`.
     pub fn of(graph: &Graph, holder: &Holder) -> Hit {
-        Hit {
-            page: holder.slug.clone(),
-            id: holder.block.clone(),
-            text: holder
-                .block
-                .as_deref()
-                .and_then(|id| graph.block_alone(id))
-                .map(|block| block.text),
-        }
+        let block = holder.block.as_deref().and_then(|id| graph.block_alone(id));
+        Hit::with_text(holder.slug.clone(), holder.block.clone(), block.as_ref())
     }
 
     fn block(page: &Page, block: &Block) -> Hit {
+        Hit::with_text(page.slug.clone(), Some(block.id.to_string()), Some(block))
+    }
+
+    fn with_text(page: String, id: Option<String>, block: Option<&Block>) -> Hit {
+        let (text, planning) = block.map_or_else(Default::default, |block| {
+            let (shown, planning) = outline::split_planning(&block.text);
+            (Some(shown.into_owned()), PlanningFields::of(&planning))
+        });
         Hit {
-            page: page.slug.clone(),
-            id: Some(block.id.to_string()),
-            text: Some(block.text.clone()),
+            page,
+            id,
+            text,
+            scheduled: planning.scheduled,
+            deadline: planning.deadline,
         }
     }
 }

@@ -49,7 +49,9 @@ hits, never in markdown.
 
 Markdown to write: `- ` bullets, a tab per level; `key:: value` lines under a bullet are its \
 properties, before the first bullet the page's; a block starting with TODO, DOING, DONE, \
-LATER, NOW, WAITING or CANCELED is a task.
+LATER, NOW, WAITING or CANCELED is a task. A block's SCHEDULED/DEADLINE lines and \
+:LOGBOOK: drawer are read as `scheduled`, `deadline` and `logbook` beside its text, and a \
+text update keeps them.
 
 Slices: a list returns `limit` items (50 if left out, 200 at most) with `total`, and \
 `next_cursor` while more remain: pass it as `cursor` for the next ones. A read of a page, \

@@ -81,7 +81,7 @@ fn is_heading(rest: &str) -> bool {
 }
 
 /// `:NAME:` alone on its line.
-fn is_drawer_opener(rest: &str) -> bool {
+pub(super) fn is_drawer_opener(rest: &str) -> bool {
     rest.trim_end()
         .strip_prefix(':')
         .and_then(|r| r.strip_suffix(':'))
@@ -96,14 +96,14 @@ fn is_drawer_opener(rest: &str) -> bool {
 /// Whether a line sits in a code fence or a `#+BEGIN_` block, whose lines Logseq keeps as
 /// they are.
 #[derive(Default)]
-struct Verbatim {
+pub(super) struct Verbatim {
     fence: Option<Fence>,
     directive: bool,
 }
 
 impl Verbatim {
     /// Moves past one line (without indentation); true when the line is verbatim.
-    fn line(&mut self, rest: &str) -> bool {
+    pub(super) fn line(&mut self, rest: &str) -> bool {
         if let Some(open) = self.fence {
             if open.is_closed_by(rest) {
                 self.fence = None;

@@ -87,6 +87,7 @@ mod links;
 mod misread;
 mod org;
 mod parse;
+mod planning;
 mod properties;
 mod rewrite;
 mod serialize;
@@ -105,6 +106,7 @@ pub use links::{
 };
 pub use misread::{Misread, misread_line};
 pub use parse::{parse, parse_with_starts};
+pub use planning::{Planning, keep_planning, split_planning};
 pub use properties::Properties;
 pub use rewrite::{Former, serialize_over};
 pub use serialize::{is_property_value, serialize};
