@@ -51,6 +51,9 @@ pub struct Batch<T> {
     /// Folders created for the temp files, each with the step that needed it: their parents
     /// hold new names, and are synced with the renames.
     created: Vec<(PathBuf, usize)>,
+    /// Files a guarded step swapped out, at the temp name, with the step and the hash they
+    /// held: checked again once the renames are durable, then removed.
+    swapped_out: Vec<(usize, PathBuf, blake3::Hash)>,
 }
 
 struct Step<T> {
@@ -112,6 +115,7 @@ impl<T: Clone> Batch<T> {
             durability,
             steps: Vec::new(),
             created: Vec::new(),
+            swapped_out: Vec::new(),
         }
     }
 
@@ -260,7 +264,26 @@ impl<T: Clone> Batch<T> {
             .iter()
             .map(|(step, file)| (*step, file, Fsync::All))
             .collect();
-        first_failure(&steps, sync_at_once(&files, alongside))
+        first_failure(&steps, sync_at_once(&files, alongside))?;
+        // A program that opened a file before its swap may write to it a moment later, into
+        // the file swapped out: once more, that file must still hold what was read, else it
+        // takes its name back.
+        for (step, temp, hash) in std::mem::take(&mut self.swapped_out) {
+            let moved = |error| Failure {
+                tag: Some(steps[step].tag.clone()),
+                error,
+            };
+            if holds(&temp, hash).map_err(moved)? {
+                fs::remove_file(&temp).map_err(moved)?;
+            } else {
+                swap::exchange(&temp, &steps[step].path)
+                    .unwrap_or_else(|| fs::rename(&temp, &steps[step].path))
+                    .map_err(moved)?;
+                let _ = fs::remove_file(&temp);
+                return Err(moved(Moved::error()));
+            }
+        }
+        Ok(())
     }
 
     /// Renames and removes, in the order staged; returns each folder whose names changed with
@@ -280,7 +303,12 @@ impl<T: Clone> Batch<T> {
                     let renamed = take_name(temp, &step.path, step.guard);
                     #[cfg(test)]
                     trace::record(trace::Event::Renamed(step.path.clone()));
-                    renamed.map(|()| true)
+                    renamed.map(|swapped| {
+                        if let Some(hash) = swapped {
+                            self.swapped_out.push((i, temp.clone(), hash));
+                        }
+                        true
+                    })
                 }
                 Change::Remove => {
                     let removed = remove_guarded(&step.path, step.guard);
@@ -337,21 +365,26 @@ impl<T> Drop for Batch<T> {
                 let _ = fs::remove_file(temp);
             }
         }
+        for (_, temp, _) in &self.swapped_out {
+            let _ = fs::remove_file(temp);
+        }
     }
 }
 
 /// Renames `temp` over `path` if `path` holds what `guard` says, else leaves both and fails
 /// with [`Moved`]. Where the system can swap two names at once, the check reads the replaced
 /// bytes after the swap and swaps back if they are not the ones expected, so no write landing
-/// between the check and the rename is lost; elsewhere the check comes just before the rename.
-fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<()> {
+/// between the check and the rename is lost; the file swapped out then stays at `temp`, and
+/// its hash is returned for [`Batch::apply`] to check once more. Elsewhere the check comes just
+/// before the rename.
+fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<Option<blake3::Hash>> {
     match guard {
-        Guard::Any => fs::rename(temp, path),
+        Guard::Any => fs::rename(temp, path).map(|()| None),
         Guard::Absent => match swap::rename_no_replace(temp, path) {
             Some(Err(e)) if e.kind() == io::ErrorKind::AlreadyExists => Err(Moved::error()),
-            Some(done) => done,
+            Some(done) => done.map(|()| None),
             None if path.symlink_metadata().is_ok() => Err(Moved::error()),
-            None => fs::rename(temp, path),
+            None => fs::rename(temp, path).map(|()| None),
         },
         Guard::Holds(hash) => match swap::exchange(temp, path) {
             Some(Err(e)) if e.kind() == io::ErrorKind::NotFound => Err(Moved::error()),
@@ -359,14 +392,14 @@ fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<()> {
             Some(Ok(())) => {
                 // `temp` now holds what `path` held.
                 if holds(temp, hash)? {
-                    fs::remove_file(temp)
+                    Ok(Some(hash))
                 } else {
                     swap::exchange(temp, path).unwrap_or_else(|| fs::rename(temp, path))?;
                     Err(Moved::error())
                 }
             }
             None if !holds(path, hash)? => Err(Moved::error()),
-            None => fs::rename(temp, path),
+            None => fs::rename(temp, path).map(|()| None),
         },
     }
 }

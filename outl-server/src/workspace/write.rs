@@ -1474,14 +1474,27 @@ fn failed(failure: disk::Failure<Target>) -> Error {
 /// log synced beside them, since the process that appended the op may have died before its
 /// line was durable, and no page may get ahead of the log.
 pub(super) fn settle(root: &Path, log: &OpLog, op: &Op, body: &Body) -> Result<(), Error> {
-    // A file edited outside outl since is left for freeze detection.
-    let (writes, _) = stage(root, &op.pages, &body.pages)?;
-    if writes.is_empty() {
-        return Ok(());
+    // A file edited outside outl since is left for freeze detection; one saved while this
+    // settles is left too, by staging again (it then holds neither state), a few times over.
+    for _ in 0..SETTLE_TRIES {
+        let (writes, _) = stage(root, &op.pages, &body.pages)?;
+        if writes.is_empty() {
+            return Ok(());
+        }
+        log.sync_with(|log| writes.sync(Some(log)).map_err(failed))?;
+        match writes.apply(|| ()) {
+            Err(failure) if disk::Moved::is(&failure.error) => continue,
+            applied => return applied.map_err(failed),
+        }
     }
-    log.sync_with(|log| writes.sync(Some(log)).map_err(failed))?;
-    writes.apply(|| ()).map_err(failed)
+    Err(Error::new(
+        ErrorCode::Conflict,
+        "the pages of the last op keep changing on disk; try again",
+    ))
 }
+
+/// Times [`settle`] stages again when a file changes under it.
+const SETTLE_TRIES: usize = 8;
 
 /// Stages what makes the pages of an op true on disk, for each page: rolls its file forward
 /// if it still has its before-state (removing the file the op moved away from), rewrites a
