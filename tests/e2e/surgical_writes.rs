@@ -366,7 +366,11 @@ fn a_text_logseq_would_read_as_structure_is_refused_and_nothing_is_written() {
     // the task is ticked or its first line edited.
     let block = json_payload(&s.call("outl_block_get", json!({ "id": task })))["block"].clone();
     assert_eq!(block["text"], "write the report", "{block}");
-    assert_eq!(block["logbook"], json!(["CLOCK: [2021-04-09 Fri 10:00:00]"]), "{block}");
+    assert_eq!(
+        block["logbook"],
+        json!(["CLOCK: [2021-04-09 Fri 10:00:00]"]),
+        "{block}"
+    );
     json_payload(&s.call("outl_block_todo", json!({ "id": task, "state": "DONE" })));
     json_payload(&s.call(
         "outl_block_update",

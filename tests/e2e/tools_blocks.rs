@@ -226,7 +226,9 @@ fn block_update_replaces_the_text_and_keeps_the_task_marker() {
         "{md}"
     );
     assert!(
-        md.contains("\t\t- NOW Retry twice, then fall back to email\n\t\t  SCHEDULED: <2026-11-26 Thu>\n"),
+        md.contains(
+            "\t\t- NOW Retry twice, then fall back to email\n\t\t  SCHEDULED: <2026-11-26 Thu>\n"
+        ),
         "the text was replaced, its planning kept: {md}"
     );
 

@@ -28,6 +28,9 @@
 //!   line ends them, and it and every later line are **text lines**, joined to the first line
 //!   with `\n`. A text line loses the indentation up to the block's text column (two columns
 //!   right of its bullet); anything beyond that is kept.
+//! - A `:PROPERTIES:` … `:END:` **drawer** where properties are read holds more of them, as
+//!   `:key: value` lines (the key lowercased, as Logseq reads it: `:ID:` is the `id`); one
+//!   that is never closed, or holds another line, is text.
 //! - A **property** line is `key:: value` or `key::`: the key is letters, digits, `_`, `-`
 //!   and `.`; the value is trimmed of spaces and tabs. A key that repeats one already read
 //!   is not a property: the line is text, so nothing is lost.

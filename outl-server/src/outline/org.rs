@@ -16,7 +16,7 @@
 //! Links (`[[page]]`, `[[url][label]]`), `#tags` and `((ref))`s are read from texts by the same
 //! inline rules as markdown's. Reading never fails.
 
-use super::syntax::{lines_at, split_indent};
+use super::syntax::{drawer_property, lines_at, split_indent};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
 /// Parses an org page, and gives where each block begins (as
@@ -207,14 +207,6 @@ fn page_property(line: &str) -> Option<(String, String)> {
     let (key, value) = rest.split_once(':')?;
     let plain = !key.is_empty() && super::is_property_key(key);
     plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
-}
-
-/// `:key: value` inside a properties drawer.
-fn drawer_property(line: &str) -> Option<(String, String)> {
-    let rest = line.strip_prefix(':')?;
-    let (key, value) = rest.split_once(':')?;
-    let plain = !key.is_empty() && super::is_property_key(key);
-    plain.then(|| (key.to_owned(), value.trim().to_owned()))
 }
 
 #[cfg(test)]

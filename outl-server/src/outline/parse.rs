@@ -2,8 +2,8 @@
 
 use super::front_matter::{front_matter_properties, split_front_matter};
 use super::syntax::{
-    Fence, LinePlace, bullet_text, columns, lines_at, property_line, split_indent, strip_columns,
-    unescape,
+    Fence, LinePlace, bullet_text, columns, drawer_property, lines_at, property_line, split_indent,
+    strip_columns, unescape,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
@@ -169,6 +169,10 @@ struct OpenBlock<'a> {
     unbulleted: Option<usize>,
     body: Vec<String>,
     pending_blanks: Vec<&'a str>,
+    /// A `:PROPERTIES:` drawer being read where properties are, as mldoc reads one in a
+    /// markdown block: its lines as written, until its `:END:` makes them properties. A line
+    /// that does not belong in one makes them text again.
+    drawer: Option<Vec<String>>,
     fence: Option<Fence>,
     children: Vec<OutlineNode>,
 }
@@ -204,6 +208,7 @@ impl<'a> OpenBlock<'a> {
             unbulleted: None,
             body: Vec::new(),
             pending_blanks: Vec::new(),
+            drawer: None,
             fence: Fence::opened_by(rest),
             children: Vec::new(),
         }
@@ -211,12 +216,41 @@ impl<'a> OpenBlock<'a> {
 
     /// A non-blank line that is not a bullet: a property or a line of the block's text.
     fn text_line(&mut self, line: &str, rest: &str) {
+        if let Some(drawer) = &mut self.drawer
+            && self.pending_blanks.is_empty()
+        {
+            if rest.trim_end().eq_ignore_ascii_case(":END:") {
+                let entries: Vec<_> = drawer[1..]
+                    .iter()
+                    .filter_map(|l| drawer_property(l))
+                    .collect();
+                self.drawer = None;
+                for (key, value) in entries {
+                    if !self.properties.contains_key(&key) {
+                        self.properties.insert(key, value);
+                    }
+                }
+                return;
+            }
+            if drawer_property(rest).is_some() {
+                drawer.push(line.to_owned());
+                return;
+            }
+        }
+        self.drawer_as_text();
         if self.in_properties
             && self.pending_blanks.is_empty()
             && let Some((key, value)) = property_line(rest)
             && !self.properties.contains_key(key)
         {
             self.properties.insert(key.to_owned(), value.to_owned());
+            return;
+        }
+        if self.in_properties
+            && self.pending_blanks.is_empty()
+            && rest.trim_end().eq_ignore_ascii_case(":PROPERTIES:")
+        {
+            self.drawer = Some(vec![line.to_owned()]);
             return;
         }
         self.in_properties = false;
@@ -238,9 +272,23 @@ impl<'a> OpenBlock<'a> {
         };
     }
 
+    /// A drawer that was never closed is the text it looked like.
+    fn drawer_as_text(&mut self) {
+        let Some(lines) = self.drawer.take() else {
+            return;
+        };
+        self.in_properties = false;
+        let blanks = std::mem::take(&mut self.pending_blanks);
+        for line in &lines {
+            self.text_line(line, split_indent(line).1);
+        }
+        self.pending_blanks = blanks;
+    }
+
     /// The block gets no more text: of its trailing blank lines, those indented to its text
     /// are text (that is how a text ending in an empty line is written); the rest is layout.
     fn settle_blanks(&mut self) {
+        self.drawer_as_text();
         for blank in std::mem::take(&mut self.pending_blanks) {
             if !blank.is_empty() && columns(blank) >= self.text_col {
                 self.body

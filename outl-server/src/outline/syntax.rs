@@ -321,3 +321,12 @@ mod tests {
         assert_eq!(split("\n"), [""]);
     }
 }
+
+/// `:key: value` inside a `:PROPERTIES:` drawer, the key lowercased as Logseq reads it
+/// (`:ID:` is the block's `id`).
+pub(crate) fn drawer_property(line: &str) -> Option<(String, String)> {
+    let rest = split_indent(line).1.strip_prefix(':')?;
+    let (key, value) = rest.split_once(':')?;
+    let plain = !key.is_empty() && is_property_key(key);
+    plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
+}

@@ -87,6 +87,43 @@ fn properties_only_directly_under_the_first_line() {
 }
 
 #[test]
+fn a_properties_drawer_under_the_first_line_is_the_block_s_properties() {
+    // As pages imported from org-roam hold them, and mldoc reads them in markdown.
+    let doc = parse(
+        "## Clojure\n:PROPERTIES:\n:ID:06dec093-7938-4926-9da4-589713449fa8\n:Type: lang\n:END:\nbody\n- next\n",
+    );
+    assert_eq!(
+        doc.blocks,
+        [
+            node(
+                "## Clojure\nbody",
+                &[
+                    ("id", "06dec093-7938-4926-9da4-589713449fa8"),
+                    ("type", "lang")
+                ],
+                vec![],
+            ),
+            leaf("next"),
+        ]
+    );
+    // Never closed, after the text, or broken by another line: the text it looks like.
+    for text in [
+        "a\n:PROPERTIES:\n:x: 1",
+        "a\nbody\n:PROPERTIES:\n:x: 1\n:END:",
+        "a\n:PROPERTIES:\n:x: 1\nnot a property\n:END:",
+        "a\n:PROPERTIES:\n\n:x: 1\n:END:",
+    ] {
+        let doc = parse(&format!("- {}\n", text.replace('\n', "\n  ")));
+        assert_eq!(doc.blocks, [leaf(text)], "{text:?}");
+    }
+    let doc = parse("- a\n  :PROPERTIES:\n  :x: 1\n\t- child\n");
+    assert_eq!(
+        doc.blocks,
+        [node("a\n:PROPERTIES:\n:x: 1", &[], vec![leaf("child")])]
+    );
+}
+
+#[test]
 fn a_fence_keeps_its_lines_verbatim() {
     let md =
         "- config:\n  ```yaml\n  - name: web\n    ports:\n  - name: db\n  ```\n  after\n- next\n";
