@@ -18,8 +18,6 @@ pub enum ErrorCode {
     PageExists,
     BlockNotFound,
     PageMarkdownAheadOfLog,
-    /// A write to an org page, which outl reads but does not write.
-    PageReadOnly,
     Conflict,
     NothingToUndo,
     NothingToRedo,
@@ -38,7 +36,6 @@ impl ErrorCode {
             ErrorCode::PageExists => "PAGE_EXISTS",
             ErrorCode::BlockNotFound => "BLOCK_NOT_FOUND",
             ErrorCode::PageMarkdownAheadOfLog => "PAGE_MARKDOWN_AHEAD_OF_LOG",
-            ErrorCode::PageReadOnly => "PAGE_READ_ONLY",
             ErrorCode::Conflict => "CONFLICT",
             ErrorCode::NothingToUndo => "NOTHING_TO_UNDO",
             ErrorCode::NothingToRedo => "NOTHING_TO_REDO",

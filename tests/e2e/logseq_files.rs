@@ -2,9 +2,7 @@
 //! tools over MCP stdio: every `.md` and `.org` file under `pages/` and `journals/` is served
 //! or listed by `outl_workspace_info` with why it is not.
 
-use crate::mcp_support::{
-    StdioSession, column, files_of, json_payload, outline_nodes, tool_error, workspace_with,
-};
+use crate::mcp_support::{StdioSession, column, json_payload, outline_nodes, workspace_with};
 use serde_json::json;
 
 /// An org page as Logseq wrote them in 2020: `#+TITLE:`, headlines from `**`, drawers.
@@ -55,20 +53,16 @@ fn org_pages_are_read_listed_searched_and_indexed() {
     let found = json_payload(&s.call("outl_search", json!({ "query": "whiteboards" })));
     assert_eq!(found["hits"][0]["page"], "2020-05-14", "{found}");
 
-    // outl writes markdown only: an edit of an org page is refused and changes nothing.
-    let before = files_of(ws.path());
-    let error = tool_error(&s.call(
+    // An org page is written in org: an edit changes its headline and nothing else.
+    json_payload(&s.call(
         "outl_block_update",
-        json!({ "id": nodes[2]["id"], "text": "Queries" }),
+        json!({ "id": nodes[2]["id"], "text": "Queries #experiment, done" }),
     ));
-    assert_eq!(error["code"], "PAGE_READ_ONLY");
-    assert_eq!(error["data"]["path"], "pages/Changelog_2020.org");
-    let error = tool_error(&s.call(
-        "outl_page_rename",
-        json!({ "slug": "changelog 2020", "new_name": "Changes in 2020" }),
-    ));
-    assert_eq!(error["code"], "PAGE_READ_ONLY");
-    assert_eq!(files_of(ws.path()), before);
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("pages/Changelog_2020.org")).unwrap(),
+        ORG_PAGE.replace("** Queries #experiment\n", "** Queries #experiment, done\n")
+    );
+    json_payload(&s.call("outl_undo", json!({})));
 
     // Deleting one is a write like any other, and its undo gives the file back byte for byte.
     json_payload(&s.call("outl_page_delete", json!({ "slug": "changelog 2020" })));

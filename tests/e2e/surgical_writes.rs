@@ -385,3 +385,281 @@ fn a_text_logseq_would_read_as_structure_is_refused_and_nothing_is_written() {
     );
     s.finish();
 }
+
+/// An org page in Logseq's org style: `#+KEY:` page properties, a drawer under a headline,
+/// text at the margin, one star per level.
+const ORG_GARDEN: &str = "#+TITLE: Garden\n#+ALIAS: yard\n\n* TODO [#B] Plant the [[Tomatoes]]\n:PROPERTIES:\n:created_at: 1618000000000\n:END:\nAfter the last frost.\n** Buy seeds\n** Water daily\n* Compost\n";
+/// An org journal as Logseq wrote them in 2020: bodies indented under their headline, CRLF,
+/// no final line break.
+const ORG_DAY: &str = "* [[Tomatoes]] sprouted\r\n  Three of them.\r\n* Weather\r\n** rain";
+
+fn org_workspace() -> tempfile::TempDir {
+    workspace_with(&[
+        ("pages/Garden.org", ORG_GARDEN),
+        ("journals/2021_04_09.org", ORG_DAY),
+        ("pages/Tomatoes.md", "- a plant\n"),
+    ])
+}
+
+#[test]
+fn each_kind_of_write_changes_only_its_lines_of_an_org_page() {
+    let ws = org_workspace();
+    let root = ws.path();
+    let file = "pages/Garden.org";
+    let mut s = StdioSession::initialized(root);
+    let plant = id_of(&mut s, "garden", "[#B] Plant");
+    let seeds = id_of(&mut s, "garden", "Buy seeds");
+    let water = id_of(&mut s, "garden", "Water daily");
+    let compost = id_of(&mut s, "garden", "Compost");
+
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "outl_block_update",
+            json!({ "id": plant, "text": "[#B] Plant the [[Tomatoes]]\nAfter the last frost, in May." }),
+            vec![
+                "-After the last frost.\n",
+                "+After the last frost, in May.\n",
+            ],
+        ),
+        (
+            "outl_block_todo",
+            json!({ "id": plant, "state": "DONE" }),
+            vec![
+                "-* TODO [#B] Plant the [[Tomatoes]]\n",
+                "+* DONE [#B] Plant the [[Tomatoes]]\n",
+            ],
+        ),
+        (
+            "outl_block_insert",
+            json!({ "text": "Stake them", "after_id": water }),
+            vec!["+** Stake them\n"],
+        ),
+        (
+            "outl_block_property_set",
+            json!({ "id": plant, "key": "where", "value": "[[Bed 2]]" }),
+            vec!["+:where: [[Bed 2]]\n"],
+        ),
+        (
+            "outl_block_property_set",
+            json!({ "id": compost, "key": "where", "value": "behind the shed" }),
+            vec!["+:PROPERTIES:\n", "+:where: behind the shed\n", "+:END:\n"],
+        ),
+        (
+            "outl_block_property_remove",
+            json!({ "id": plant, "key": "created_at" }),
+            vec![
+                "-:PROPERTIES:\n",
+                "-:created_at: 1618000000000\n",
+                "-:END:\n",
+            ],
+        ),
+        (
+            "outl_block_collapse",
+            json!({ "id": plant, "collapsed": true }),
+            vec!["+:collapsed: true\n"],
+        ),
+        (
+            "outl_block_delete",
+            json!({ "id": seeds }),
+            vec!["-** Buy seeds\n"],
+        ),
+        (
+            "outl_block_move",
+            json!({ "id": seeds, "parent_id": water }),
+            vec!["-** Buy seeds\n", "+*** Buy seeds\n"],
+        ),
+        (
+            "outl_block_move",
+            json!({ "id": water, "page": "garden" }),
+            vec!["-** Water daily\n", "+* Water daily\n"],
+        ),
+        (
+            "outl_block_indent",
+            json!({ "id": compost }),
+            vec!["-* Compost\n", "+** Compost\n"],
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_write_changes(&mut s, root, file, tool, args, &expected);
+    }
+    s.finish();
+}
+
+#[test]
+fn an_org_journal_keeps_its_style_and_its_other_lines() {
+    let ws = org_workspace();
+    let root = ws.path();
+    let file = "journals/2021_04_09.org";
+    let mut s = StdioSession::initialized(root);
+    let sprouted = id_of(&mut s, "2021-04-09", "[[Tomatoes]] sprouted");
+    let rain = id_of(&mut s, "2021-04-09", "rain");
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "outl_block_update",
+            json!({ "id": sprouted, "text": "[[Tomatoes]] sprouted\nThree of them.\nAll green." }),
+            vec!["+  All green.\r\n"],
+        ),
+        (
+            "outl_block_property_set",
+            json!({ "id": rain, "key": "mm", "value": "4" }),
+            vec![
+                "-** rain",
+                "+** rain\r\n",
+                "+   :PROPERTIES:\r\n",
+                "+   :mm: 4\r\n",
+                "+   :END:",
+            ],
+        ),
+        (
+            "outl_daily_append",
+            json!({ "date": "2021-04-09", "md": "- TODO water them" }),
+            vec!["-** rain", "+** rain\r\n", "+* TODO water them"],
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_write_changes(&mut s, root, file, tool, args, &expected);
+    }
+    s.finish();
+}
+
+#[test]
+fn an_org_page_renamed_replaced_or_appended_to_changes_only_its_lines() {
+    let ws = org_workspace();
+    let root = ws.path();
+    let mut s = StdioSession::initialized(root);
+    let file = "pages/Garden.org";
+
+    // The model sends the page back as outl_export_md gave it, in org, one line changed.
+    let exported = s.call("outl_export_md", json!({ "slug": "garden" }));
+    let org = crate::mcp_support::text_of(&exported["result"]).replace("daily", "weekly");
+    assert_write_changes(
+        &mut s,
+        root,
+        file,
+        "outl_page_update",
+        json!({ "slug": "garden", "md": org }),
+        &["-** Water daily\n", "+** Water weekly\n"],
+    );
+    // Markdown blocks appended to an org page are written in org.
+    assert_write_changes(
+        &mut s,
+        root,
+        file,
+        "outl_page_append",
+        json!({ "slug": "garden", "md": "- Harvest\n\t- in August" }),
+        &["+* Harvest\n", "+** in August\n"],
+    );
+
+    let day = read(root, "journals/2021_04_09.org");
+    let renamed = json_payload(&s.call(
+        "outl_page_rename",
+        json!({ "slug": "tomatoes", "new_name": "Tomato plants" }),
+    ));
+    assert_eq!(
+        changed_lines(ORG_GARDEN, &read(root, file)),
+        [
+            "-* TODO [#B] Plant the [[Tomatoes]]\n",
+            "+* TODO [#B] Plant the [[Tomato plants]]\n",
+        ]
+    );
+    assert_eq!(
+        changed_lines(&day, &read(root, "journals/2021_04_09.org")),
+        [
+            "-* [[Tomatoes]] sprouted\r\n",
+            "+* [[Tomato plants]] sprouted\r\n"
+        ]
+    );
+    assert_eq!(renamed["file"], "pages/Tomato plants.md");
+
+    // An org page renamed stays an org page, its title rewritten in its line.
+    let renamed = json_payload(&s.call(
+        "outl_page_rename",
+        json!({ "slug": "garden", "new_name": "Vegetable garden" }),
+    ));
+    assert_eq!(renamed["file"], "pages/Vegetable garden.org");
+    let written = read(root, "pages/Vegetable garden.org");
+    assert_eq!(
+        changed_lines(&read_org_before_rename(), &written),
+        ["-#+TITLE: Garden\n", "+#+TITLE: Vegetable garden\n"]
+    );
+    json_payload(&s.call("outl_undo", json!({})));
+    assert!(!root.join("pages/Vegetable garden.org").exists());
+    assert_eq!(read(root, file), read_org_before_rename());
+    s.finish();
+}
+
+/// The garden page once its link to Tomatoes is renamed.
+fn read_org_before_rename() -> String {
+    ORG_GARDEN.replace("[[Tomatoes]]", "[[Tomato plants]]")
+}
+
+#[test]
+fn a_ref_to_an_org_block_gives_it_an_id_in_its_drawer() {
+    let ws = org_workspace();
+    let root = ws.path();
+    let mut s = StdioSession::initialized(root);
+    let plant = id_of(&mut s, "garden", "[#B] Plant");
+    let compost = id_of(&mut s, "garden", "Compost");
+    let note = id_of(&mut s, "tomatoes", "a plant");
+    let before = read(root, "pages/Garden.org");
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": note, "text": format!("a plant, see (({plant})) and (({compost}))") }),
+    ));
+    let after = read(root, "pages/Garden.org");
+    let changed = changed_lines(&before, &after);
+    assert_eq!(changed.len(), 4, "{after}");
+    assert!(changed[0].starts_with("+:id: 6f75746c-"), "{after}");
+    assert_eq!(changed[1], "+:PROPERTIES:\n", "{after}");
+    assert!(changed[2].starts_with("+:id: 6f75746c-"), "{after}");
+    assert_eq!(changed[3], "+:END:\n", "{after}");
+    assert!(after.starts_with(
+        "#+TITLE: Garden\n#+ALIAS: yard\n\n* TODO [#B] Plant the [[Tomatoes]]\n:PROPERTIES:\n:created_at: 1618000000000\n:id: 6f75746c-"
+    ));
+    // The ref is written as Logseq resolves it, and the model still sees the short id.
+    let uuid = changed[0].trim_start_matches("+:id: ").trim_end();
+    assert!(read(root, "pages/Tomatoes.md").contains(&format!("(({uuid}))")));
+    assert_eq!(id_of(&mut s, "garden", "[#B] Plant"), plant);
+    json_payload(&s.call("outl_undo", json!({})));
+    assert_eq!(read(root, "pages/Garden.org"), before);
+    s.finish();
+}
+
+#[test]
+fn an_org_text_logseq_would_read_as_structure_is_refused() {
+    let ws = org_workspace();
+    let root = ws.path();
+    let mut s = StdioSession::initialized(root);
+    let compost = id_of(&mut s, "garden", "Compost");
+    let before = files_of(root);
+    // As mldoc reads an org block: a headline (a block of its own), a #+KEY: line (a page
+    // property), a drawer (hidden), a carriage return alone (a line break).
+    let cases = [
+        ("Compost\n* Turn it", 2),
+        ("Compost\n#+TITLE: Other", 2),
+        ("Compost\n:LOGBOOK:\nCLOCK: x\n:END:", 2),
+        ("Compost\rweekly", 1),
+    ];
+    for (text, line) in cases {
+        let error =
+            tool_error(&s.call("outl_block_update", json!({ "id": compost, "text": text })));
+        assert_eq!(error["code"], "INVALID_ARGUMENTS", "{text:?}: {error}");
+        assert_eq!(error["data"]["line"], line, "{text:?}: {error}");
+        assert_eq!(error["data"]["id"], compost.as_str(), "{text:?}: {error}");
+        let inserted = tool_error(&s.call(
+            "outl_block_insert",
+            json!({ "text": text, "after_id": compost }),
+        ));
+        assert_eq!(inserted["code"], "INVALID_ARGUMENTS", "{text:?}");
+        assert_eq!(inserted["data"]["id"], Value::Null, "{text:?}: {inserted}");
+    }
+    assert_files_unchanged(&before, root, "refused writes");
+
+    // What is structure in markdown is text in org, and stars indented or inside a block are
+    // no headline.
+    let text = "Compost\nstatus:: turned\n## weekly\n *indented*\n#+BEGIN_SRC\n* not a headline\n#+END_SRC";
+    json_payload(&s.call("outl_block_update", json!({ "id": compost, "text": text })));
+    let got = json_payload(&s.call("outl_block_get", json!({ "id": compost })));
+    assert_eq!(got["block"]["text"], text);
+    s.finish();
+}

@@ -17,7 +17,7 @@ use super::query::Hit;
 use super::slices::{self, Cut, Window};
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
-use crate::outline::{self, MAX_DEPTH, Properties, TaskMarker};
+use crate::outline::{self, MAX_DEPTH, Properties, Syntax, TaskMarker};
 use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace, served_id};
 use crate::{Error, ErrorCode};
 
@@ -383,7 +383,11 @@ pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Err
         args.after_id.as_deref(),
         args.page.as_deref(),
     )?;
-    let block = new_block(ws, &args.text)?;
+    let syntax = ws
+        .snapshot()
+        .page(&slug)
+        .map_or(Syntax::Markdown, |page| Syntax::of_file(&page.file));
+    let block = new_block(ws, &args.text, syntax)?;
     let id = block.id.clone();
     ws.edit("block.insert", &[&slug], |pages| {
         let page = &mut pages[0];
@@ -745,9 +749,10 @@ fn edit_block<R>(
 
 /// A block with `text` exactly as the page will hold it, and a fresh id. Rendering then
 /// parsing applies the format's normalisation and escapes, so the text stays one block; a text
-/// Logseq would read as structure is refused before it is normalised away.
-fn new_block(ws: &Workspace, text: &str) -> Result<Block, Error> {
-    if let Some(misread) = crate::outline::misread_line(text, None) {
+/// Logseq would read as structure in a page of `syntax` is refused before it is normalised
+/// away.
+fn new_block(ws: &Workspace, text: &str, syntax: Syntax) -> Result<Block, Error> {
+    if let Some(misread) = crate::outline::misread_line(syntax, text, None) {
         return Err(crate::workspace::misread_text(text, &misread, ""));
     }
     let draft = Block {

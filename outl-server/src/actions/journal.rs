@@ -200,7 +200,9 @@ pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyW
         None => today()?,
     };
     // Checked before the day is created, so a refused call leaves nothing behind.
-    let blocks = pages::blocks_to_append(ws, &args.md)?;
+    // A day is named by its ISO date.
+    let syntax = pages::text_syntax(ws, &date.to_string(), &args.md);
+    let blocks = pages::blocks_to_append(ws, &args.md, syntax)?;
     let written = pages::WrittenIds::of(&blocks);
     // A day this creates is created by the same op, so that its undo takes the day away too.
     ws.edit_day(date, "page.append", |page| {

@@ -556,7 +556,7 @@ pub fn create(ws: &Workspace, name: &str, md: &str) -> Result<PageCreated, Error
 
 /// Replaces the content of the page `slug` with `md`, carrying the ids of unchanged blocks.
 pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error> {
-    let (properties, mut blocks) = ws.parse_page(md);
+    let (properties, mut blocks) = ws.parse_page_as(text_syntax(ws, slug, md), md);
     let (written, removed_ids) = ws
         .edit("page.update", &[slug], |pages| {
             let page = &mut pages[0];
@@ -582,14 +582,23 @@ pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Erro
 
 /// Appends the blocks of `md` to the page `slug` (see [`blocks_to_append`]).
 pub fn append(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error> {
-    let blocks = blocks_to_append(ws, md)?;
+    let blocks = blocks_to_append(ws, md, text_syntax(ws, slug, md))?;
     append_blocks(ws, slug, blocks)
 }
 
-/// The blocks of `md`, with fresh ids, to append to a page: `INVALID_ARGUMENTS` at `/md`
-/// when it holds page properties (`key:: value` lines before the first bullet) or no block.
-pub fn blocks_to_append(ws: &Workspace, md: &str) -> Result<Vec<Block>, Error> {
-    let (properties, blocks) = ws.parse_page(md);
+/// The syntax `text`, given for the page `slug`, is read in (see [`Syntax::of_text_for`]).
+pub fn text_syntax(ws: &Workspace, slug: &str, text: &str) -> Syntax {
+    ws.snapshot()
+        .page(slug)
+        .map_or(Syntax::Markdown, |page| Syntax::of_file(&page.file))
+        .of_text_for(text)
+}
+
+/// The blocks of `md`, read in `syntax`, with fresh ids, to append to a page:
+/// `INVALID_ARGUMENTS` at `/md` when it holds page properties (`key:: value` lines before the
+/// first bullet) or no block.
+pub fn blocks_to_append(ws: &Workspace, md: &str, syntax: Syntax) -> Result<Vec<Block>, Error> {
+    let (properties, blocks) = ws.parse_page_as(syntax, md);
     if !properties.is_empty() {
         return Err(md_problem(
             "`key:: value` lines before the first bullet are page properties, which cannot be \

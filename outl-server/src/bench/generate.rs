@@ -10,7 +10,7 @@
 //! embeds of blocks that carry an `id::`, markdown links, quotes, headings, code fences and
 //! multi-line blocks. Every page is written by [`serialize`], so the files are in canonical
 //! style, unless [`Styles`] asks for the older ones real graphs hold (YAML front matter,
-//! space indents, CRLF line breaks, no final line break) on a share of the pages.
+//! space indents, CRLF line breaks, no final line break, org pages) on a share of the pages.
 //!
 //! The same page count and seed give the same bytes: one [`Rng`] stream drives everything in
 //! a fixed order, and nothing iterates a hash map. Which pages are styled comes from a second
@@ -23,7 +23,7 @@ use std::path::Path;
 use chrono::{Datelike, Days, NaiveDate};
 
 use super::rng::Rng;
-use crate::outline::{Document, OutlineNode, Properties, serialize};
+use crate::outline::{Document, OutlineNode, Properties, Syntax, serialize, serialize_org};
 
 /// The newest journal day of every generated workspace.
 pub const LAST_JOURNAL: NaiveDate = match NaiveDate::from_ymd_opt(2026, 11, 30) {
@@ -64,6 +64,9 @@ pub struct Styles {
     pub crlf: bool,
     /// No line break after the last line.
     pub no_final_newline: bool,
+    /// Org pages (`.org` files, headlines and drawers) in Logseq's org style instead of
+    /// markdown; front matter and space indents do not apply to them.
+    pub org: bool,
     /// Percent of the pages written in these styles; the others stay canonical.
     pub share: u64,
 }
@@ -75,11 +78,37 @@ impl Styles {
         indent_spaces: None,
         crlf: false,
         no_final_newline: false,
+        org: false,
         share: 0,
     };
 
-    /// The markdown of `doc` in these styles.
+    /// The syntax of the pages written in these styles.
+    fn syntax(&self) -> Syntax {
+        if self.org {
+            Syntax::Org
+        } else {
+            Syntax::Markdown
+        }
+    }
+
+    /// The text of `doc` in these styles.
     fn write(&self, doc: Document) -> String {
+        let mut text = if self.org {
+            serialize_org(&doc)
+        } else {
+            self.markdown(doc)
+        };
+        if self.no_final_newline && text.ends_with('\n') {
+            text.pop();
+        }
+        if self.crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        text
+    }
+
+    /// The markdown of `doc` with front matter and space indents, as these styles ask.
+    fn markdown(&self, doc: Document) -> String {
         let mut markdown = String::new();
         let doc = if self.front_matter && !doc.properties.is_empty() {
             markdown.push_str("---\n");
@@ -105,12 +134,6 @@ impl Styles {
             }
             None => markdown.push_str(&body),
         }
-        if self.no_final_newline && markdown.ends_with('\n') {
-            markdown.pop();
-        }
-        if self.crlf {
-            markdown = markdown.replace('\n', "\r\n");
-        }
         markdown
     }
 }
@@ -126,11 +149,12 @@ pub fn generate(
     let mut rng = Rng::new(seed);
     // A stream of its own, so that styling a page draws nothing from the content's stream.
     let mut styled = Rng::new(!seed);
+    // Each page's text and its file's extension.
     let mut write = |doc: Document| {
         if styled.percent(styles.share) {
-            styles.write(doc)
+            (styles.write(doc), styles.syntax().extension())
         } else {
-            serialize(&doc)
+            (serialize(&doc), Syntax::Markdown.extension())
         }
     };
     let journals = pages / 3;
@@ -146,19 +170,19 @@ pub fn generate(
     };
     let mut summary = Summary::default();
     for topic in &topics {
-        let markdown = write(writer.topic_page(topic));
+        let (markdown, extension) = write(writer.topic_page(topic));
         summary.markdown_bytes += markdown.len() as u64;
         sink(GeneratedPage {
-            file: format!("pages/{}.md", topic.name.replace('/', "___")),
+            file: format!("pages/{}.{extension}", topic.name.replace('/', "___")),
             markdown,
         })?;
     }
     for day in 0..journals {
         let date = first_journal + Days::new(day as u64);
-        let markdown = write(writer.journal_page());
+        let (markdown, extension) = write(writer.journal_page());
         summary.markdown_bytes += markdown.len() as u64;
         sink(GeneratedPage {
-            file: format!("journals/{}.md", date.format("%Y_%m_%d")),
+            file: format!("journals/{}.{extension}", date.format("%Y_%m_%d")),
             markdown,
         })?;
     }
@@ -900,6 +924,7 @@ mod tests {
             indent_spaces: Some(2),
             crlf: true,
             no_final_newline: true,
+            org: false,
             share: 50,
         };
         let (canonical, _) = pages_of(200, 5);
@@ -930,6 +955,53 @@ mod tests {
             (60..140).contains(&restyled),
             "{restyled} of 200 pages styled"
         );
+    }
+
+    #[test]
+    fn org_pages_say_what_canonical_ones_do_and_open_as_org() {
+        let styles = Styles {
+            org: true,
+            crlf: true,
+            share: 50,
+            ..Styles::CANONICAL
+        };
+        let (canonical, _) = pages_of(200, 5);
+        let mut styled = Vec::new();
+        generate(200, 5, styles, |page| {
+            styled.push(page);
+            Ok(())
+        })
+        .expect("in-memory generation cannot fail");
+        let org_pages = styled
+            .iter()
+            .zip(&canonical)
+            .filter(|(styled, _)| styled.file.ends_with(".org"))
+            .inspect(|(styled, canonical)| {
+                assert_eq!(
+                    styled.file.trim_end_matches(".org"),
+                    canonical.file.trim_end_matches(".md")
+                );
+                assert!(styled.markdown.contains("\r\n"));
+                assert_eq!(
+                    Syntax::Org.parse(&styled.markdown),
+                    parse(&canonical.markdown),
+                    "{}",
+                    styled.file
+                );
+            })
+            .count();
+        assert!(
+            (60..140).contains(&org_pages),
+            "{org_pages} of 200 pages in org"
+        );
+        let all: String = styled.iter().map(|p| p.markdown.as_str()).collect();
+        for needle in [":PROPERTIES:\r\n:id: ", "\r\n** ", "#+TAGS: "] {
+            assert!(all.contains(needle), "no org page uses {needle:?}");
+        }
+        let dir = tempfile::tempdir().expect("temp dir");
+        write_workspace(dir.path(), 200, 5, styles).expect("generate");
+        let ws = Workspace::open(dir.path()).expect("open");
+        assert_eq!(ws.snapshot().page_count(), 200);
     }
 
     #[test]

@@ -85,6 +85,8 @@ enum Style {
     Crlf,
     /// No line break after the last line.
     NoFinalNewline,
+    /// Org pages (`.org` files) in Logseq's org style.
+    Org,
 }
 
 impl GenArgs {
@@ -92,6 +94,15 @@ impl GenArgs {
         let has = |style| self.styles.contains(&style);
         if has(Style::TwoSpaces) && has(Style::FourSpaces) {
             return Err("--style two-spaces and four-spaces exclude each other".into());
+        }
+        if has(Style::Org)
+            && [Style::FrontMatter, Style::TwoSpaces, Style::FourSpaces]
+                .into_iter()
+                .any(has)
+        {
+            return Err(
+                "--style org writes org pages, which have no front matter or space indents".into(),
+            );
         }
         Ok(generate::Styles {
             front_matter: has(Style::FrontMatter),
@@ -104,6 +115,7 @@ impl GenArgs {
             },
             crlf: has(Style::Crlf),
             no_final_newline: has(Style::NoFinalNewline),
+            org: has(Style::Org),
             share: if self.styles.is_empty() {
                 0
             } else {

@@ -3,8 +3,12 @@
 //! bullet, a fence; see `syntax::is_escapable`); these lines have no escape Logseq honours
 //! (`\key:: value` is a property named `\key` to Logseq), so a write that brings one is
 //! refused. The rules are mldoc's, as Logseq parses a markdown block: a property line counts on
-//! any line of the block, not only after its first.
+//! any line of the block, not only after its first. In an org block, a headline, a `#+KEY:`
+//! line (Logseq makes every one of an org page a page property) and a drawer are structure;
+//! `key:: value` and `#` headings are text there.
 
+use super::Syntax;
+use super::org::headline;
 use super::syntax::{Fence, split_indent};
 
 /// A line of a text that Logseq would not read back as that text.
@@ -16,9 +20,10 @@ pub struct Misread {
     pub why: &'static str,
 }
 
-/// The first line of `text` that Logseq would read as structure, among the lines `former` (the
-/// text the block had, if any) does not hold: a line the block already had reads as it did.
-pub fn misread_line(text: &str, former: Option<&str>) -> Option<Misread> {
+/// The first line of `text`, a block's text in a page of `syntax`, that Logseq would read as
+/// structure, among the lines `former` (the text the block had, if any) does not hold: a line
+/// the block already had reads as it did.
+pub fn misread_line(syntax: Syntax, text: &str, former: Option<&str>) -> Option<Misread> {
     if let Some(at) = text
         .find('\r')
         .filter(|&at| !text[at..].starts_with("\r\n"))
@@ -39,12 +44,18 @@ pub fn misread_line(text: &str, former: Option<&str>) -> Option<Misread> {
         if verbatim.line(rest) || known(line) {
             continue;
         }
-        let why = if is_logseq_property_line(rest) {
+        let why = if syntax == Syntax::Markdown && is_logseq_property_line(rest) {
             "a property of the block (or of the page, in its first block); give properties \
              as properties, or begin the line with other words"
-        } else if index > 0 && is_heading(rest) {
+        } else if syntax == Syntax::Markdown && index > 0 && is_heading(rest) {
             "a heading that starts a block of its own; give the heading a block of its own, \
              its text starting with the # marks"
+        } else if syntax == Syntax::Org && index > 0 && headline(line).is_some() {
+            "a headline that starts a block of its own; give it a block of its own, or begin \
+             the line with other words"
+        } else if syntax == Syntax::Org && index > 0 && is_directive(rest) {
+            "a page property, as Logseq reads every #+KEY: line of an org page; give page \
+             properties as page properties"
         } else if index > 0
             && is_drawer_opener(rest)
             && lines[index + 1..]
@@ -72,6 +83,13 @@ fn is_logseq_property_line(rest: &str) -> bool {
     !key.is_empty()
         && !key.contains(|c: char| c == ':' || c.is_whitespace())
         && (after.is_empty() || after.starts_with(' '))
+}
+
+/// mldoc's org directive: `#+`, a name, and a colon (`#+TITLE: x`, `#+a b:`).
+fn is_directive(rest: &str) -> bool {
+    rest.strip_prefix("#+")
+        .and_then(|after| after.split_once(':'))
+        .is_some_and(|(name, _)| !name.is_empty())
 }
 
 /// `#` to `######`, then a space or a tab.
@@ -136,7 +154,11 @@ mod tests {
     use super::*;
 
     fn why(text: &str) -> Option<usize> {
-        misread_line(text, None).map(|m| m.line)
+        misread_line(Syntax::Markdown, text, None).map(|m| m.line)
+    }
+
+    fn why_org(text: &str) -> Option<usize> {
+        misread_line(Syntax::Org, text, None).map(|m| m.line)
     }
 
     #[test]
@@ -169,9 +191,35 @@ mod tests {
         assert_eq!(why("a\n#+BEGIN_SRC\nkey:: v\n#+END_SRC\nk:: v"), Some(5));
         let former = "DONE a\n:LOGBOOK:\nCLOCK: x\n:END:";
         assert_eq!(
-            misread_line("DONE a, edited\n:LOGBOOK:\nCLOCK: x\n:END:", Some(former)),
+            misread_line(
+                Syntax::Markdown,
+                "DONE a, edited\n:LOGBOOK:\nCLOCK: x\n:END:",
+                Some(former)
+            ),
             None
         );
+    }
+
+    #[test]
+    fn in_org_headlines_directives_and_drawers_are_misread_and_markdown_s_structure_is_not() {
+        assert_eq!(why_org("a\n* b"), Some(2));
+        assert_eq!(why_org("a\n**"), Some(2));
+        assert_eq!(why_org("a\n*\tb"), Some(2));
+        assert_eq!(why_org("* a headline's own text"), None);
+        assert_eq!(why_org("a\n *indented* b"), None);
+        assert_eq!(why_org("a\n*bold* b"), None);
+        assert_eq!(why_org("a\n#+TITLE: Other"), Some(2));
+        assert_eq!(why_org("a\n  #+see https://x"), Some(2));
+        assert_eq!(
+            why_org("a\n#+BEGIN_QUOTE\n* b\n#+KEY: v\n#+END_QUOTE"),
+            None
+        );
+        assert_eq!(why_org("a\n#+BEGIN_QUOTE"), None);
+        assert_eq!(why_org("a\n:PROPERTIES:\n:x: 1\n:END:"), Some(2));
+        assert_eq!(why_org("a\n:PROPERTIES:\n:x: 1"), None);
+        assert_eq!(why_org("a\n```\n* b\n```"), None);
+        assert_eq!(why_org("status:: done\nkey:: v\n## heading"), None);
+        assert_eq!(why_org("a\rb"), Some(1));
     }
 
     #[test]

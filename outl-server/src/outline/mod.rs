@@ -108,15 +108,17 @@ pub use links::{
     rename_page_links, rename_property_links, same_page_name, shown_value, tags, text_links,
 };
 pub use misread::{Misread, misread_line};
+pub use org::serialize_org;
 pub use parse::{parse, parse_with_starts};
 pub use planning::{Planning, keep_planning, split_planning};
 pub use properties::Properties;
 pub use rewrite::{Former, serialize_over};
 pub use serialize::{is_property_value, serialize};
 pub use syntax::is_property_key;
+use syntax::lines;
 pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, task_marker};
 
-/// The two syntaxes of Logseq's page files: markdown (`.md`) and org (`.org`, read only).
+/// The two syntaxes of Logseq's page files: markdown (`.md`) and org (`.org`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Syntax {
@@ -128,6 +130,30 @@ impl Syntax {
     /// The syntax of a page file, by its name.
     pub fn of_file(file: &str) -> Syntax {
         if file.ends_with(".org") {
+            Syntax::Org
+        } else {
+            Syntax::Markdown
+        }
+    }
+
+    /// The extension of a page file in this syntax, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Syntax::Markdown => "md",
+            Syntax::Org => "org",
+        }
+    }
+
+    /// The syntax a text given for a page in this syntax is read in: an org page takes its own
+    /// org text (as outl_export_md gives it) when the text opens as org does, with a headline
+    /// or a `#+KEY:` line; anything else is markdown.
+    pub fn of_text_for(self, text: &str) -> Syntax {
+        let opens_as_org = lines(text)
+            .find(|line| !line.trim().is_empty())
+            .is_some_and(|line| {
+                org::headline(line).is_some() || line.trim_start().starts_with("#+")
+            });
+        if self == Syntax::Org && opens_as_org {
             Syntax::Org
         } else {
             Syntax::Markdown

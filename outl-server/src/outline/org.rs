@@ -15,8 +15,16 @@
 //!
 //! Links (`[[page]]`, `[[url][label]]`), `#tags` and `((ref))`s are read from texts by the same
 //! inline rules as markdown's. Reading never fails.
+//!
+//! Writing is Logseq's org style: `*` per level, a block's first line after its stars, its
+//! planning lines, then its `:PROPERTIES:` drawer, then its other lines at the margin (a line
+//! that starts with a space or a tab, or that would be a headline, goes past the text column,
+//! which reading takes off);
+//! page properties as `#+KEY: value` lines. What org cannot hold is normalized as
+//! [`normalized_for_org`] says.
 
-use super::syntax::{drawer_property, lines_at, split_indent};
+use super::serialize::{descendants, normalize_properties, normalize_text};
+use super::syntax::{drawer_property, lines, lines_at, split_indent};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
 /// Parses an org page, and gives where each block begins (as
@@ -24,7 +32,7 @@ use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 pub fn parse_org_with_starts(text: &str) -> (Document, Vec<usize>) {
     let mut reader = OrgReader::default();
     for (offset, line) in lines_at(text, text) {
-        reader.line(line, offset);
+        reader.line(line, offset, &text[offset + line.len()..]);
     }
     let starts = std::mem::take(&mut reader.starts);
     (reader.finish(), starts)
@@ -59,7 +67,8 @@ enum Drawer {
 }
 
 impl OrgReader {
-    fn line(&mut self, line: &str, offset: usize) {
+    /// Reads one line, `after` being the text that follows it.
+    fn line(&mut self, line: &str, offset: usize, after: &str) {
         if let Some((stars, title)) = headline(line) {
             self.starts.push(offset);
             self.open_headline(stars, title);
@@ -80,7 +89,7 @@ impl OrgReader {
                 .push((0, OpenHeadline::new(line, 0, Drawer::Closed)));
             return;
         };
-        block.body_line(line);
+        block.body_line(line, after);
     }
 
     fn open_headline(&mut self, stars: usize, title: &str) {
@@ -131,13 +140,17 @@ impl OpenHeadline {
         }
     }
 
-    fn body_line(&mut self, line: &str) {
+    fn body_line(&mut self, line: &str, after: &str) {
         let trimmed = line.trim();
         match self.drawer {
-            Drawer::Expected if trimmed.eq_ignore_ascii_case(":PROPERTIES:") => {
+            Drawer::Expected
+                if trimmed.eq_ignore_ascii_case(":PROPERTIES:") && drawer_ends(after) =>
+            {
                 self.drawer = Drawer::Open;
                 return;
             }
+            // Blank lines in a drawer are layout.
+            Drawer::Open if trimmed.is_empty() => return,
             Drawer::Open => {
                 if trimmed.eq_ignore_ascii_case(":END:") {
                     self.drawer = Drawer::Closed;
@@ -158,10 +171,7 @@ impl OpenHeadline {
             return;
         }
         // Planning lines (`SCHEDULED: <…>`) may come before the drawer.
-        let planning = ["SCHEDULED:", "DEADLINE:", "CLOSED:"]
-            .iter()
-            .any(|word| trimmed.starts_with(word));
-        if !planning {
+        if !is_planning(trimmed) {
             self.drawer = Drawer::Closed;
         }
         self.push_text(line);
@@ -188,7 +198,7 @@ impl OpenHeadline {
 }
 
 /// The stars and the title of a headline line: stars at the margin, then a space or nothing.
-fn headline(line: &str) -> Option<(usize, &str)> {
+pub(super) fn headline(line: &str) -> Option<(usize, &str)> {
     let stars = line.bytes().take_while(|&b| b == b'*').count();
     if stars == 0 {
         return None;
@@ -197,16 +207,174 @@ fn headline(line: &str) -> Option<(usize, &str)> {
     if rest.is_empty() {
         return Some((stars, ""));
     }
-    rest.strip_prefix([' ', '\t'])
-        .map(|title| (stars, title.trim_end()))
+    rest.strip_prefix([' ', '\t']).map(|title| (stars, title))
 }
 
 /// `#+KEY: value` as a page property, the key in lower case.
 fn page_property(line: &str) -> Option<(String, String)> {
+    page_property_line(line).map(|(key, value)| (key.to_lowercase(), value.to_owned()))
+}
+
+/// A `#+KEY: value` line: the key as written and the value trimmed.
+pub(super) fn page_property_line(line: &str) -> Option<(&str, &str)> {
     let rest = line.trim_start().strip_prefix("#+")?;
     let (key, value) = rest.split_once(':')?;
     let plain = !key.is_empty() && super::is_property_key(key);
-    plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
+    plain.then(|| (key, value.trim()))
+}
+
+/// Whether an `:END:` line comes in `after` before the next headline: a drawer that never
+/// ends is text, as to Logseq.
+fn drawer_ends(after: &str) -> bool {
+    lines(after)
+        .take_while(|line| headline(line).is_none())
+        .any(|line| line.trim().eq_ignore_ascii_case(":END:"))
+}
+
+/// A planning line (`SCHEDULED: <…>`, without its indentation), which may come between a
+/// headline and its drawer.
+fn is_planning(rest: &str) -> bool {
+    ["SCHEDULED:", "DEADLINE:", "CLOSED:"]
+        .iter()
+        .any(|word| rest.starts_with(word))
+}
+
+/// Writes a document in Logseq's org style (see the module docs).
+pub fn serialize_org(doc: &Document) -> String {
+    let mut out = String::new();
+    let properties = normalize_properties(&doc.properties);
+    for (key, value) in properties.iter() {
+        out.push_str(&page_property_text(&key.to_uppercase(), value));
+        out.push('\n');
+    }
+    if !properties.is_empty() && !doc.blocks.is_empty() {
+        out.push('\n');
+    }
+    let mut stars = String::from("*");
+    for block in &doc.blocks {
+        write_block(block, &mut stars, &mut out);
+    }
+    out
+}
+
+/// The document as an org file can hold it, which is what reading it back gives: markdown's
+/// normalization (see [`Document::normalized`]), page property keys in lower case, and in a
+/// text, blank lines emptied and those at its end dropped (reading takes them for layout).
+pub(super) fn normalized_for_org(doc: &Document) -> Document {
+    fn texts(blocks: &mut [OutlineNode]) {
+        for block in blocks {
+            if block.text.contains('\n') {
+                let mut lines: Vec<&str> = block.text.split('\n').collect();
+                for line in &mut lines[1..] {
+                    if line.trim().is_empty() {
+                        *line = "";
+                    }
+                }
+                while lines.len() > 1 && lines.last() == Some(&"") {
+                    lines.pop();
+                }
+                block.text = lines.join("\n");
+            }
+            texts(&mut block.children);
+        }
+    }
+    let mut doc = doc.normalized();
+    doc.properties = doc
+        .properties
+        .iter()
+        .map(|(key, value)| (key.to_lowercase(), value.clone()))
+        .collect();
+    texts(&mut doc.blocks);
+    doc
+}
+
+/// `#+KEY: value` (`#+KEY:` for an empty value), without a line break.
+pub(super) fn page_property_text(key: &str, value: &str) -> String {
+    if value.is_empty() {
+        format!("#+{key}:")
+    } else {
+        format!("#+{key}: {value}")
+    }
+}
+
+/// Writes a block under `stars`, then its children one star deeper; at the deepest level, its
+/// descendants as its siblings.
+fn write_block(node: &OutlineNode, stars: &mut String, out: &mut String) {
+    write_block_lines(node, stars, false, out);
+    if stars.len() >= MAX_DEPTH {
+        for descendant in descendants(&node.children) {
+            write_block_lines(descendant, stars, false, out);
+        }
+        return;
+    }
+    stars.push('*');
+    for child in &node.children {
+        write_block(child, stars, out);
+    }
+    stars.pop();
+}
+
+/// Writes a block's text and properties, not its children: its first line after `stars` (at
+/// the margin for none, as text before the first headline is), its planning lines, its drawer,
+/// the rest of its lines; with `indent_bodies`, every line under the headline is indented to
+/// its text column, as Logseq wrote journals.
+pub(super) fn write_block_lines(
+    node: &OutlineNode,
+    stars: &str,
+    indent_bodies: bool,
+    out: &mut String,
+) {
+    let text = normalize_text(&node.text);
+    let properties = normalize_properties(&node.properties);
+    let text_prefix = text_prefix(stars);
+    let body_line = |line: &str, out: &mut String| {
+        // Indented, a line of stars is text, not a headline.
+        let indented = line.starts_with([' ', '\t']) || indent_bodies || headline(line).is_some();
+        if indented && !line.trim().is_empty() {
+            out.push_str(&text_prefix);
+        }
+        out.push_str(line);
+        out.push('\n');
+    };
+    let mut lines = text.split('\n');
+    let first = lines.next().unwrap_or_default();
+    let body: Vec<&str> = lines.collect();
+    out.push_str(stars);
+    if !first.is_empty() && !stars.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(first);
+    out.push('\n');
+    let planning = body
+        .iter()
+        .take_while(|line| is_planning(line.trim_start()))
+        .count();
+    for line in &body[..planning] {
+        body_line(line, out);
+    }
+    if !properties.is_empty() {
+        body_line(":PROPERTIES:", out);
+        for (key, value) in properties.iter() {
+            if value.is_empty() {
+                body_line(&format!(":{key}:"), out);
+            } else {
+                body_line(&format!(":{key}: {value}"), out);
+            }
+        }
+        body_line(":END:", out);
+    }
+    for line in &body[planning..] {
+        body_line(line, out);
+    }
+}
+
+/// What reading takes off a text line of a block under `stars`: the stars and a space.
+pub(super) fn text_prefix(stars: &str) -> String {
+    if stars.is_empty() {
+        String::new()
+    } else {
+        " ".repeat(stars.len() + 1)
+    }
 }
 
 #[cfg(test)]

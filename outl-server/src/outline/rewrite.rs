@@ -3,7 +3,8 @@
 //! (indentation, spacing, escapes, the blank lines after them), the page's head keeps every
 //! line whose property did not change, and the lines outl writes follow the file's own style:
 //! its indent unit (a tab, or the two or four spaces its bullets use), its line break, and a
-//! final line break only where the file had one.
+//! final line break only where the file had one. An org page is written the same way in org
+//! syntax: a level is a star instead of an indent unit, page properties are `#+KEY:` lines.
 //!
 //! Whatever the file held, the result reads back as the document: it is checked by parsing
 //! it, and where a file's layout does not allow the surgical form (a kept block under a parent
@@ -13,13 +14,13 @@
 use std::borrow::Cow;
 
 use super::front_matter::split_front_matter;
-use super::parse::parse;
+use super::org;
 use super::serialize::{
     Opening, normalize_properties, normalize_value, outside_front_matter, serialize,
     write_block_lines, written_front_matter,
 };
 use super::syntax::{bullet_text, line_break_len, line_spans, lines, property_line, split_indent};
-use super::{Document, MAX_DEPTH, OutlineNode};
+use super::{Document, MAX_DEPTH, OutlineNode, Syntax};
 
 /// What a block of a document written over a file was in that file, by the block's index
 /// there (in document order).
@@ -35,17 +36,21 @@ pub enum Former {
     New,
 }
 
-/// `doc` written over `original`, the file it was read from, cut into blocks at `starts` (as
-/// [`parse_with_starts`](super::parse_with_starts) gives them). `formers` holds, for each
-/// block of `doc` in document order, what it was in the file.
+/// `doc` written over `original`, the file it was read from in `syntax`, cut into blocks at
+/// `starts` (as [`Syntax::parse_with_starts`] gives them). `formers` holds, for each block of
+/// `doc` in document order, what it was in the file.
 pub fn serialize_over(
+    syntax: Syntax,
     doc: &Document,
     original: &str,
     starts: &[usize],
     formers: &[Former],
 ) -> String {
-    let style = Style::of(original, starts);
-    let expected = doc.normalized();
+    let style = Style::of(syntax, original, starts);
+    let expected = match syntax {
+        Syntax::Markdown => doc.normalized(),
+        Syntax::Org => org::normalized_for_org(doc),
+    };
     // From the most faithful form to the plainest: changed blocks keep the lines of theirs
     // that still say the same, then changed blocks are written anew, then every block is.
     let attempts: [(&[Former], bool); 3] = [(formers, true), (formers, false), (&[], false)];
@@ -57,42 +62,84 @@ pub fn serialize_over(
             keep_lines,
         };
         if let Some(written) = surgical.write(doc, formers)
-            && parse(&written) == expected
+            && syntax.parse(&written) == expected
         {
             return written;
         }
     }
-    serialize(doc)
+    match syntax {
+        Syntax::Markdown => serialize(doc),
+        Syntax::Org => org::serialize_org(doc),
+    }
 }
 
 /// How a file writes what outl adds to it.
 struct Style {
+    syntax: Syntax,
     line_break: &'static str,
-    /// What a child's bullet is indented by beyond its parent's.
+    /// What a child's bullet is indented by beyond its parent's (in org, the star a child's
+    /// headline has more).
     indent_unit: String,
-    /// What a top-level bullet is indented by: nothing, unless the page's first bullet is.
+    /// What a top-level bullet is indented by: nothing, unless the page's first bullet is (in
+    /// org, the stars of the page's first headline).
     margin: String,
+    /// Org only: whether the text under a headline is indented to its text column, as Logseq
+    /// wrote journals.
+    indent_bodies: bool,
     final_break: bool,
 }
 
 impl Style {
-    fn of(original: &str, starts: &[usize]) -> Style {
+    fn of(syntax: Syntax, original: &str, starts: &[usize]) -> Style {
         let line_break = match original.find(['\n', '\r']) {
             Some(at) if original[at..].starts_with("\r\n") => "\r\n",
             _ => "\n",
         };
+        let (indent_unit, margin, indent_bodies) = match syntax {
+            Syntax::Markdown => (
+                indent_unit(original),
+                starts
+                    .first()
+                    .and_then(|&start| original.get(start..))
+                    .map(split_indent)
+                    .filter(|(_, rest)| {
+                        bullet_text(rest.lines().next().unwrap_or_default()).is_some()
+                    })
+                    .map_or_else(String::new, |(indent, _)| indent.to_owned()),
+                false,
+            ),
+            Syntax::Org => {
+                let first_stars = lines(original).find_map(org::headline).map_or(1, |h| h.0);
+                (
+                    "*".to_owned(),
+                    "*".repeat(first_stars),
+                    org_bodies_indented(original),
+                )
+            }
+        };
         Style {
+            syntax,
             line_break,
-            indent_unit: indent_unit(original),
-            margin: starts
-                .first()
-                .and_then(|&start| original.get(start..))
-                .map(split_indent)
-                .filter(|(_, rest)| bullet_text(rest.lines().next().unwrap_or_default()).is_some())
-                .map_or_else(String::new, |(indent, _)| indent.to_owned()),
+            indent_unit,
+            margin,
+            indent_bodies,
             final_break: original.is_empty() || original.ends_with(['\n', '\r']),
         }
     }
+}
+
+/// Whether the first line of text under an org file's first headline that has one is
+/// indented.
+fn org_bodies_indented(original: &str) -> bool {
+    let mut under_headline = false;
+    for line in lines(original) {
+        if org::headline(line).is_some() {
+            under_headline = true;
+        } else if under_headline && !line.trim().is_empty() {
+            return line.starts_with([' ', '\t']);
+        }
+    }
+    false
 }
 
 /// The indent unit of a file's bullets: a tab if any bullet is indented by one (Logseq's
@@ -143,7 +190,10 @@ impl Surgical<'_> {
     /// unchanged, changed values in place, new properties after the last property line.
     fn write_head(&self, doc: &Document, out: &mut String) {
         let head = &self.original[..self.starts.first().map_or(self.original.len(), |&s| s)];
-        let (_, rest) = split_front_matter(head);
+        let rest = match self.style.syntax {
+            Syntax::Markdown => split_front_matter(head).1,
+            Syntax::Org => head,
+        };
         let properties = normalize_properties(&doc.properties);
         let line_properties = match &doc.front_matter {
             Some(front_matter) => {
@@ -156,38 +206,37 @@ impl Surgical<'_> {
         };
         if line_properties.is_empty() {
             // No property lines left: the blank lines that set them off go with them.
-            let had_properties =
-                lines(rest).any(|line| property_line(split_indent(line).1).is_some());
+            let had_properties = lines(rest).any(|line| self.head_property(line).is_some());
             if !had_properties {
                 self.push_piece(out, rest);
             }
             return;
         }
-        let mut written: Vec<&str> = Vec::new();
+        let mut written: Vec<Cow<'_, str>> = Vec::new();
         // Where new properties go: after the last property line of the head.
         let mut insert_at = out.len();
         let was_empty = rest.trim_matches(['\n', '\r', ' ', '\t']).is_empty();
         let base = rest.as_ptr() as usize - head.as_ptr() as usize;
         for (start, line, next) in line_spans(rest) {
             let source = &head[base + start..base + next];
-            let Some((key, value)) = property_line(split_indent(line).1) else {
+            let Some((key, spelling, value)) = self.head_property(line) else {
                 self.push_piece(out, source);
                 continue;
             };
-            let Some(new) = line_properties.get(key) else {
+            let Some(new) = line_properties.get(&*key) else {
                 continue;
             };
-            written.push(key);
             if *new == *normalize_value(value) {
                 self.push_piece(out, source);
             } else {
-                self.push_piece(out, &self.property_line(key, new));
+                self.push_piece(out, &self.property_line(spelling, new));
             }
+            written.push(key);
             insert_at = out.len();
         }
         let added: Vec<(&String, &String)> = line_properties
             .iter()
-            .filter(|(key, _)| !written.contains(&key.as_str()))
+            .filter(|(key, _)| !written.iter().any(|w| w == key.as_str()))
             .collect();
         if added.is_empty() {
             return;
@@ -197,7 +246,12 @@ impl Surgical<'_> {
             lines.push_str(self.style.line_break);
         }
         for (key, value) in added {
-            lines.push_str(&self.property_line(key, value));
+            let spelling = match self.style.syntax {
+                Syntax::Markdown => Cow::Borrowed(key.as_str()),
+                // As Logseq writes them: `#+TITLE:`.
+                Syntax::Org => Cow::Owned(key.to_uppercase()),
+            };
+            lines.push_str(&self.property_line(&spelling, value));
         }
         if was_empty && written.is_empty() && !doc.blocks.is_empty() {
             // A head that held no properties gets them and a blank line, as Logseq writes it.
@@ -206,14 +260,24 @@ impl Surgical<'_> {
         out.insert_str(insert_at, &lines);
     }
 
-    fn property_line(&self, key: &str, value: &str) -> String {
-        let mut line = String::with_capacity(key.len() + value.len() + 4);
-        line.push_str(key);
-        line.push_str("::");
-        if !value.is_empty() {
-            line.push(' ');
-            line.push_str(value);
+    /// A page property line of the head: its key (in org, in lower case, as reading gives it),
+    /// the key as written, and its value.
+    fn head_property<'l>(&self, line: &'l str) -> Option<(Cow<'l, str>, &'l str, &'l str)> {
+        match self.style.syntax {
+            Syntax::Markdown => property_line(split_indent(line).1)
+                .map(|(key, value)| (Cow::Borrowed(key), key, value)),
+            Syntax::Org => org::page_property_line(line)
+                .map(|(key, value)| (Cow::Owned(key.to_lowercase()), key, value)),
         }
+    }
+
+    /// A page property line, its key written as `spelling`.
+    fn property_line(&self, spelling: &str, value: &str) -> String {
+        let mut line = match self.style.syntax {
+            Syntax::Markdown if value.is_empty() => format!("{spelling}::"),
+            Syntax::Markdown => format!("{spelling}:: {value}"),
+            Syntax::Org => org::page_property_text(spelling, value),
+        };
         line.push_str(self.style.line_break);
         line
     }
@@ -237,7 +301,7 @@ impl Surgical<'_> {
                 Former::Unchanged(k) => {
                     let lines = self.block_lines(k)?;
                     self.push_piece(out, lines);
-                    Cow::Borrowed(split_indent(lines).0)
+                    Cow::Borrowed(self.level_of(lines))
                 }
                 Former::Changed(_) | Former::New => {
                     let nested = match parent_indent {
@@ -249,23 +313,31 @@ impl Surgical<'_> {
                         _ => None,
                     };
                     let opening = match former_lines {
-                        Some(lines) if self.keep_lines => opening_of(lines),
+                        Some(lines) if self.keep_lines => self.opening_of(lines, block),
                         _ => Opening::Bullet,
                     };
                     let margin = opening == Opening::Margin;
                     let indent = if margin { Cow::Borrowed("") } else { nested };
                     let mut lines = String::new();
-                    write_block_lines(block, &indent, opening, &mut lines);
+                    match self.style.syntax {
+                        Syntax::Markdown => write_block_lines(block, &indent, opening, &mut lines),
+                        Syntax::Org => org::write_block_lines(
+                            block,
+                            &indent,
+                            self.style.indent_bodies,
+                            &mut lines,
+                        ),
+                    }
                     if self.style.line_break != "\n" {
                         lines = lines.replace('\n', self.style.line_break);
                     }
                     if let Some(former_lines) = former_lines {
                         let layout = layout_after(former_lines);
-                        if self.keep_lines && split_indent(former_lines).0 == &*indent {
-                            let text_prefix = if margin {
-                                indent.to_string()
-                            } else {
-                                format!("{indent}  ")
+                        if self.keep_lines && self.level_of(former_lines) == &*indent {
+                            let text_prefix = match self.style.syntax {
+                                Syntax::Markdown if margin => indent.to_string(),
+                                Syntax::Markdown => format!("{indent}  "),
+                                Syntax::Org => org::text_prefix(&indent),
                             };
                             let former_text = &former_lines[..former_lines.len() - layout.len()];
                             lines = self.kept_lines(former_text, &lines, &text_prefix);
@@ -290,8 +362,7 @@ impl Surgical<'_> {
                 .enumerate()
                 .map(|(i, (start, line, next))| {
                     let key = if i == 0 {
-                        let rest = split_indent(line).1;
-                        bullet_text(rest).unwrap_or(rest)
+                        self.first_line_text(line)
                     } else {
                         line.strip_prefix(common_prefix(line, text_prefix))
                             .unwrap_or(line)
@@ -323,6 +394,51 @@ impl Surgical<'_> {
         out
     }
 
+    /// What a block's lines in the original open with, where children's are nested from: the
+    /// bullet's indentation, or the headline's stars (none for org text before the first
+    /// headline).
+    fn level_of<'l>(&self, lines: &'l str) -> &'l str {
+        match self.style.syntax {
+            Syntax::Markdown => split_indent(lines).0,
+            Syntax::Org => {
+                let first = lines.lines().next().unwrap_or_default();
+                &lines[..org::headline(first).map_or(0, |(stars, _)| stars)]
+            }
+        }
+    }
+
+    /// How a block's lines in the original open, for `block` to open the same way where it
+    /// can.
+    fn opening_of(&self, lines: &str, block: &OutlineNode) -> Opening {
+        let first = lines.lines().next().unwrap_or_default();
+        match self.style.syntax {
+            Syntax::Markdown => {
+                let (indent, rest) = split_indent(first);
+                match bullet_text(rest) {
+                    None if indent.is_empty() => Opening::Margin,
+                    Some(text) if property_line(text).is_some() => Opening::PropertiesFirst,
+                    _ => Opening::Bullet,
+                }
+            }
+            // Text before the first headline has no drawer: with properties, it is a headline.
+            Syntax::Org if org::headline(first).is_none() && block.properties.is_empty() => {
+                Opening::Margin
+            }
+            Syntax::Org => Opening::Bullet,
+        }
+    }
+
+    /// A block's first line without what opens it: its bullet or its stars.
+    fn first_line_text<'l>(&self, line: &'l str) -> &'l str {
+        match self.style.syntax {
+            Syntax::Markdown => {
+                let rest = split_indent(line).1;
+                bullet_text(rest).unwrap_or(rest)
+            }
+            Syntax::Org => org::headline(line).map_or(line, |(_, title)| title),
+        }
+    }
+
     /// The original's `k`-th block: its lines and the layout after them.
     fn block_lines(&self, k: usize) -> Option<&str> {
         let start = *self.starts.get(k)?;
@@ -347,16 +463,6 @@ impl Surgical<'_> {
 /// Past this many line pairs a changed block's lines are not matched against its former
 /// ones: it is written anew.
 const MAX_MATCHED_CELLS: usize = 1 << 22;
-
-/// How a block's lines in the original open.
-fn opening_of(lines: &str) -> Opening {
-    let (indent, rest) = split_indent(lines);
-    match bullet_text(rest.lines().next().unwrap_or_default()) {
-        None if indent.is_empty() => Opening::Margin,
-        Some(text) if property_line(text).is_some() => Opening::PropertiesFirst,
-        _ => Opening::Bullet,
-    }
-}
 
 /// The longest leading part `line` shares with `prefix`.
 fn common_prefix<'l>(line: &'l str, prefix: &str) -> &'l str {
@@ -412,13 +518,13 @@ fn layout_after(lines: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outline::{Properties, parse_with_starts};
+    use crate::outline::{Properties, parse, parse_with_starts};
 
     use Former::{Changed, New, Unchanged};
 
     fn over(original: &str, doc: &Document, formers: &[Former]) -> String {
         let (_, starts) = parse_with_starts(original);
-        serialize_over(doc, original, &starts, formers)
+        serialize_over(Syntax::Markdown, doc, original, &starts, formers)
     }
 
     #[test]
@@ -563,6 +669,67 @@ mod tests {
                 &[Unchanged(0), Unchanged(1), Changed(2), New]
             ),
             "\t- a\n\t\t- b\n\t- c, edited\n\t\t- d\n"
+        );
+    }
+
+    fn over_org(original: &str, doc: &Document, formers: &[Former]) -> String {
+        let (_, starts) = Syntax::Org.parse_with_starts(original);
+        serialize_over(Syntax::Org, doc, original, &starts, formers)
+    }
+
+    /// Logseq's org style: the first headline two stars in, a drawer, text at the margin.
+    const ORG: &str = "#+TITLE: Plans\n\n** TODO [#A] Write it\n:PROPERTIES:\n:created_at: 1\n:END:\nThe first draft.\n*** child\n\n** second\n";
+
+    #[test]
+    fn an_org_edit_changes_only_its_line_and_properties_go_in_the_drawer() {
+        let mut doc = Syntax::Org.parse(ORG);
+        doc.blocks[0].text = "DONE [#A] Write it\nThe first draft.".into();
+        doc.blocks[1]
+            .properties
+            .insert("collapsed".into(), "true".into());
+        doc.properties.insert("title".into(), "Plans, done".into());
+        doc.properties.insert("alias".into(), "p".into());
+        assert_eq!(
+            over_org(ORG, &doc, &[Changed(0), Unchanged(1), Changed(2)]),
+            "#+TITLE: Plans, done\n#+ALIAS: p\n\n** DONE [#A] Write it\n:PROPERTIES:\n:created_at: 1\n:END:\nThe first draft.\n*** child\n\n** second\n:PROPERTIES:\n:collapsed: true\n:END:\n"
+        );
+    }
+
+    #[test]
+    fn org_blocks_moved_or_new_take_stars_for_their_depth() {
+        let mut doc = Syntax::Org.parse(ORG);
+        let child = doc.blocks[0].children.remove(0);
+        doc.blocks[1].children.push(child);
+        doc.blocks.push(OutlineNode {
+            text: "third\n  indented code".into(),
+            properties: Properties::new(),
+            children: vec![],
+        });
+        assert_eq!(
+            over_org(ORG, &doc, &[Unchanged(0), Unchanged(2), Unchanged(1), New]),
+            "#+TITLE: Plans\n\n** TODO [#A] Write it\n:PROPERTIES:\n:created_at: 1\n:END:\nThe first draft.\n** second\n*** child\n\n** third\n     indented code\n"
+        );
+        // A child moved to the top level loses a star.
+        let mut doc = Syntax::Org.parse(ORG);
+        let child = doc.blocks[0].children.remove(0);
+        doc.blocks.insert(1, child);
+        assert_eq!(
+            over_org(ORG, &doc, &[Unchanged(0), Changed(1), Unchanged(2)]),
+            "#+TITLE: Plans\n\n** TODO [#A] Write it\n:PROPERTIES:\n:created_at: 1\n:END:\nThe first draft.\n** child\n\n** second\n"
+        );
+    }
+
+    #[test]
+    fn org_bodies_indented_under_their_headline_stay_so() {
+        let original = "* Thursday, 05/14/2020\r\n** [[Draw]]\r\n   Open it.\r\n   And enjoy!";
+        let mut doc = Syntax::Org.parse(original);
+        doc.blocks[0].children[0].text = "[[Draw]]\nOpen it.\nAnd enjoy!\nToday.".into();
+        doc.blocks[0].children[0]
+            .properties
+            .insert("id".into(), "1".into());
+        assert_eq!(
+            over_org(original, &doc, &[Unchanged(0), Changed(1)]),
+            "* Thursday, 05/14/2020\r\n** [[Draw]]\r\n   :PROPERTIES:\r\n   :id: 1\r\n   :END:\r\n   Open it.\r\n   And enjoy!\r\n   Today."
         );
     }
 

@@ -113,7 +113,7 @@ fn normalize_block(block: &OutlineNode, children: Vec<OutlineNode>) -> OutlineNo
 
 /// `blocks` and all their descendants in document order, without recursion (the tree given
 /// may be arbitrarily deep).
-fn descendants(blocks: &[OutlineNode]) -> impl Iterator<Item = &OutlineNode> {
+pub(super) fn descendants(blocks: &[OutlineNode]) -> impl Iterator<Item = &OutlineNode> {
     let mut levels = vec![blocks.iter()];
     std::iter::from_fn(move || {
         loop {
@@ -131,7 +131,7 @@ fn descendants(blocks: &[OutlineNode]) -> impl Iterator<Item = &OutlineNode> {
     })
 }
 
-fn normalize_text(text: &str) -> Cow<'_, str> {
+pub(super) fn normalize_text(text: &str) -> Cow<'_, str> {
     if text.contains('\r') {
         Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
     } else {

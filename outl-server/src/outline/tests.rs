@@ -538,6 +538,52 @@ proptest! {
     }
 }
 
+/// Fragments of org pages: headlines, drawers, page and planning lines, and markdown's.
+fn org_line() -> impl Strategy<Value = String> {
+    let org = prop::sample::select(
+        &[
+            "* ",
+            "** ",
+            "*",
+            ":PROPERTIES:",
+            ":END:",
+            ":id: x",
+            ":LOGBOOK:",
+            "#+TITLE: ",
+            "#+alias:",
+            "SCHEDULED: <2020-05-14 Thu>",
+            "   ",
+        ][..],
+    );
+    prop::collection::vec(prop_oneof![org, prop::sample::select(NASTY)], 0..4)
+        .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn org_writes_reach_a_fixed_point_and_keep_a_page_written_over_itself(
+        text in prop::collection::vec(org_line(), 0..12).prop_map(|l| l.join("\n")),
+    ) {
+        let (doc, starts) = Syntax::Org.parse_with_starts(&text);
+        let written = serialize_org(&doc);
+        let read = Syntax::Org.parse(&written);
+        prop_assert_eq!(&Syntax::Org.parse(&serialize_org(&read)), &read);
+        let mut blocks = Vec::new();
+        preorder(&doc.blocks, &mut blocks);
+        let unchanged: Vec<Former> = (0..blocks.len()).map(Former::Unchanged).collect();
+        prop_assert_eq!(
+            serialize_over(Syntax::Org, &doc, &text, &starts, &unchanged),
+            text.clone()
+        );
+        // Every block written anew reads back as the page did.
+        let changed: Vec<Former> = (0..blocks.len()).map(Former::Changed).collect();
+        let rewritten = serialize_over(Syntax::Org, &read, &text, &starts, &changed);
+        prop_assert_eq!(Syntax::Org.parse(&rewritten), read);
+    }
+}
+
 /// `blocks` and their descendants in document order.
 fn preorder<'a>(blocks: &'a [OutlineNode], out: &mut Vec<&'a OutlineNode>) {
     for block in blocks {

@@ -22,11 +22,6 @@ pub struct Parsed {
     pub ref_uuids: ThinVec<(CompactString, String)>,
 }
 
-/// A markdown page's content.
-pub fn parse(md: &str) -> Parsed {
-    parse_as(Syntax::Markdown, md)
-}
-
 /// A page's content in `syntax`.
 pub fn parse_as(syntax: Syntax, text: &str) -> Parsed {
     let doc = syntax.parse(text);
@@ -107,10 +102,12 @@ pub fn render(
     outline::serialize(&document(front_matter, properties, blocks, refs_on_disk))
 }
 
-/// [`render`] over the markdown the page had, `original`, whose blocks were `before`: a block
-/// that keeps its id, its depth, its text and its properties keeps its lines byte for byte, and
-/// the rest is written in the file's style (see [`outline::serialize_over`]).
+/// [`render`] over the text the page had, `original` in `syntax`, whose blocks were `before`:
+/// a block that keeps its id, its depth, its text and its properties keeps its lines byte for
+/// byte, and the rest is written in the file's style and syntax (see
+/// [`outline::serialize_over`]).
 pub fn render_over(
+    syntax: Syntax,
     original: &str,
     before: &[Block],
     front_matter: Option<&str>,
@@ -118,7 +115,7 @@ pub fn render_over(
     blocks: &[Block],
     refs_on_disk: RefsOnDisk<'_>,
 ) -> String {
-    let (_, starts) = Syntax::Markdown.parse_with_starts(original);
+    let (_, starts) = syntax.parse_with_starts(original);
     let old = with_depths(before);
     // The page as held must be the file's blocks one for one, or no line can be matched.
     let by_id: HashMap<&str, (usize, usize, &Block)> = if old.len() == starts.len() {
@@ -145,6 +142,7 @@ pub fn render_over(
         })
         .collect();
     outline::serialize_over(
+        syntax,
         &document(front_matter, properties, blocks, refs_on_disk),
         original,
         &starts,

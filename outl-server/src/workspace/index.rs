@@ -1929,7 +1929,7 @@ mod tests {
             properties,
             mut blocks,
             ..
-        } = format::parse(md);
+        } = format::parse_as(crate::outline::Syntax::Markdown, md);
         let mut next = 0;
         fn give_ids(blocks: &mut [Block], prefix: &str, next: &mut usize) {
             for block in blocks {

@@ -17,7 +17,8 @@
 //! A Logseq graph opens as it is. Files under `pages/` and `journals/` (sub-folders included)
 //! ending in `.md` or `.org` are pages, dot-named ones too (`.NET.md`); what `:hidden` names,
 //! editors' lock files, other files and symlinks leading outside the workspace are skipped
-//! and reported ([`Graph::skipped`], see `load::page_files`). Org pages are read only.
+//! and reported ([`Graph::skipped`], see `load::page_files`). Org pages are read and written
+//! in org.
 //!
 //! # Names and slugs
 //!
@@ -211,7 +212,7 @@ use load::{Loaded, Origin, Stamp};
 use oplog::{OpLog, ReadEnd};
 use sidecar::Sidecar;
 
-use crate::outline::Properties;
+use crate::outline::{Properties, Syntax};
 use crate::{Error, ErrorCode};
 
 /// Where outl keeps its own state inside the workspace.
@@ -569,11 +570,16 @@ impl Workspace {
     /// The page properties and the blocks of `md` (a whole page's markdown), each block with
     /// a fresh id (or its own `id::`), ready to write.
     pub fn parse_page(&self, md: &str) -> (Properties, Vec<Block>) {
+        self.parse_page_as(Syntax::Markdown, md)
+    }
+
+    /// [`parse_page`](Self::parse_page) of a text in `syntax`.
+    pub fn parse_page_as(&self, syntax: Syntax, text: &str) -> (Properties, Vec<Block>) {
         let format::Parsed {
             properties,
             mut blocks,
             ..
-        } = format::parse(md);
+        } = format::parse_as(syntax, text);
         let graph = self.graph();
         let mut minter = self
             .minter

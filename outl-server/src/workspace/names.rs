@@ -6,6 +6,7 @@ use std::path::{Component, Path, PathBuf};
 
 use chrono::NaiveDate;
 
+use crate::outline::Syntax;
 use crate::{Error, ErrorCode};
 
 /// Folder of ordinary pages, relative to the workspace root.
@@ -75,9 +76,15 @@ pub fn name_of_stem(stem: &str, format: NameFormat) -> String {
 /// `pages/<file body>.md` for a new page called `name` (Logseq's `:triple-lowbar` format,
 /// keeping the name's case). The result is always one file inside `pages/`.
 pub fn page_file(name: &str, format: NameFormat) -> Result<String, Error> {
+    page_file_as(name, format, Syntax::Markdown)
+}
+
+/// [`page_file`] for a page in `syntax`: `.md` or `.org`.
+pub fn page_file_as(name: &str, format: NameFormat, syntax: Syntax) -> Result<String, Error> {
     let name = check_page_name(name)?;
     let body = file_body(name, format);
-    if body.len() + ".md".len() > MAX_FILE_NAME_BYTES {
+    let extension = syntax.extension();
+    if body.len() + 1 + extension.len() > MAX_FILE_NAME_BYTES {
         return Err(Error::new(
             ErrorCode::InvalidArguments,
             format!(
@@ -86,7 +93,7 @@ pub fn page_file(name: &str, format: NameFormat) -> Result<String, Error> {
             ),
         ));
     }
-    Ok(format!("{PAGES_DIR}/{body}.md"))
+    Ok(format!("{PAGES_DIR}/{body}.{extension}"))
 }
 
 fn file_body(name: &str, format: NameFormat) -> String {

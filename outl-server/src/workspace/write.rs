@@ -319,7 +319,12 @@ impl Workspace {
                 .with_data(json!({ "name": crate::excerpt(new_name) })));
             }
             let new_slug = names::slug(new_name);
-            let new_file = names::page_file(new_name, self.config.name_format)?;
+            // An org page stays an org page.
+            let new_file = names::page_file_as(
+                new_name,
+                self.config.name_format,
+                Syntax::of_file(&old.file),
+            )?;
             if new_slug != old.slug && self.graph().page(&new_slug).is_some() {
                 return Err(exists(&new_slug, None));
             }
@@ -815,9 +820,9 @@ impl Workspace {
 
     /// Gives each block that a text of `changes` newly refers to, and that has no `id::`, the
     /// UUID its short id is encoded in (see [`ids::anchor_uuid`]) as its `id::`: Logseq
-    /// resolves a ref only to a block whose file names its UUID. A block on a page the op does
-    /// not touch brings its page into the op, changed by that one line; org pages are left as
-    /// they are.
+    /// resolves a ref only to a block whose file names its UUID (an `:id:` in an org block's
+    /// drawer). A block on a page the op does not touch brings its page into the op, changed
+    /// by that one line.
     fn anchor_refs(&self, changes: &mut Vec<Change>) -> Result<(), Error> {
         let mut targets: Vec<String> = Vec::new();
         for change in changes.iter() {
@@ -840,27 +845,19 @@ impl Workspace {
             });
         }
         for id in targets {
-            let anchor = |block: &mut Block, file: &str| {
-                if block.properties.contains_key(ids::ID_PROPERTY)
-                    || Syntax::of_file(file) == Syntax::Org
-                {
+            let anchor = |block: &mut Block| {
+                if block.properties.contains_key(ids::ID_PROPERTY) {
                     return;
                 }
                 if let Some(uuid) = ids::anchor_uuid(&block.id) {
                     block.properties.insert(ids::ID_PROPERTY.into(), uuid);
                 }
             };
-            let in_op = changes.iter_mut().find_map(|change| {
-                let draft = change.after.as_mut()?;
-                let file = draft.page.file.clone();
-                draft
-                    .page
-                    .blocks_mut()
-                    .find_mut(&id)
-                    .map(|block| (block, file))
-            });
-            if let Some((block, file)) = in_op {
-                anchor(block, &file);
+            let in_op = changes
+                .iter_mut()
+                .find_map(|change| change.after.as_mut()?.page.blocks_mut().find_mut(&id));
+            if let Some(block) = in_op {
+                anchor(block);
                 continue;
             }
             let Some(slug) = self.graph().page_of_block(&id).map(str::to_owned) else {
@@ -876,11 +873,10 @@ impl Workspace {
             }
             let before = self.current(&slug)?;
             let mut page = before.page.clone();
-            let file = page.file.clone();
             let Some(block) = page.blocks_mut().find_mut(&id) else {
                 continue;
             };
-            anchor(block, &file);
+            anchor(block);
             if !same_content(&before.page, &page) {
                 changes.push(Change {
                     before: Some(before),
@@ -947,13 +943,6 @@ impl Workspace {
                 finals.push(None);
                 continue;
             };
-            if draft.md.is_none()
-                && let Some(before) = &change.before
-                && Syntax::of_file(&before.page.file) == Syntax::Org
-                && !same_content(&before.page, &draft.page)
-            {
-                return Err(org_read_only(&before.page));
-            }
             if draft.md.is_none() {
                 refuse_misread_texts(change.before.as_ref().map(|b| &b.page), &draft.page)?;
             }
@@ -963,6 +952,7 @@ impl Workspace {
                     before.md.clone()
                 }
                 (None, Some(before)) => format::render_over(
+                    Syntax::of_file(&before.page.file),
                     &before.md,
                     &before.page.blocks(),
                     draft.page.front_matter.as_deref(),
@@ -1256,9 +1246,7 @@ fn collect_uuids_and_refs(
 /// Refuses a text of `after` that Logseq would not read back as that text (see
 /// [`outline::misread_line`]); a block's text as `before` had it is not checked again.
 fn refuse_misread_texts(before: Option<&Page>, after: &Page) -> Result<(), Error> {
-    if Syntax::of_file(&after.file) != Syntax::Markdown {
-        return Ok(());
-    }
+    let syntax = Syntax::of_file(&after.file);
     let former_blocks = before.map(|page| page.blocks());
     let mut refused = None;
     walk(&after.blocks(), &mut |block| {
@@ -1272,8 +1260,10 @@ fn refuse_misread_texts(before: Option<&Page>, after: &Page) -> Result<(), Error
         if former == Some(block.text.as_str()) {
             return;
         }
-        if let Some(misread) = outline::misread_line(&block.text, former) {
-            refused = Some(misread_text(&block.text, &misread, &block.id));
+        if let Some(misread) = outline::misread_line(syntax, &block.text, former) {
+            // A new block has no id to name yet.
+            let id = if former.is_some() { &*block.id } else { "" };
+            refused = Some(misread_text(&block.text, &misread, id));
         }
     });
     refused.map_or(Ok(()), Err)
@@ -1297,20 +1287,6 @@ pub(crate) fn misread_text(text: &str, misread: &outline::Misread, id: &str) -> 
         "id": (!id.is_empty()).then_some(id),
         "line": misread.line,
     }))
-}
-
-/// A write that would change an org page: outl reads org pages and can delete them (and undo
-/// gives one back byte for byte), but writes markdown only.
-fn org_read_only(page: &Page) -> Error {
-    Error::new(
-        ErrorCode::PageReadOnly,
-        format!(
-            "{} is an org page ({}): outl reads org pages but does not edit them; edit it in Logseq or convert it to markdown",
-            crate::quoted(&page.name),
-            page.file
-        ),
-    )
-    .with_data(json!({ "slug": page.slug, "path": page.file, "format": "org" }))
 }
 
 /// An op whose record the log cannot give back: it cannot be replayed, and the error says so.
