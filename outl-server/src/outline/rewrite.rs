@@ -19,7 +19,9 @@ use super::serialize::{
     Opening, normalize_properties, normalize_value, outside_front_matter, serialize,
     write_block_lines, written_front_matter,
 };
-use super::syntax::{bullet_text, line_break_len, line_spans, lines, property_line, split_indent};
+use super::syntax::{
+    bullet_text, drawer_property, line_break_len, line_spans, lines, property_line, split_indent,
+};
 use super::{Document, MAX_DEPTH, OutlineNode, Syntax};
 
 /// What a block of a document written over a file was in that file, by the block's index
@@ -371,7 +373,10 @@ impl Surgical<'_> {
                 })
                 .collect()
         };
-        let (former, fresh) = (keyed(former), keyed(fresh));
+        let (former, mut fresh) = (keyed(former), keyed(fresh));
+        if self.style.syntax == Syntax::Markdown {
+            keep_properties_drawer(&former, &mut fresh);
+        }
         if former.len().saturating_mul(fresh.len()) > MAX_MATCHED_CELLS {
             return fresh.into_iter().map(|(_, _, raw)| raw).collect();
         }
@@ -463,6 +468,49 @@ impl Surgical<'_> {
 /// Past this many line pairs a changed block's lines are not matched against its former
 /// ones: it is written anew.
 const MAX_MATCHED_CELLS: usize = 1 << 22;
+
+/// A block's lines, each as (first line?, what it says, its bytes).
+type KeyedLines = Vec<(bool, String, String)>;
+
+/// Where `former` held its properties in a `:PROPERTIES:` drawer and `fresh` writes the same
+/// properties as `key:: value` lines, puts the drawer's lines in their place, so that they
+/// are kept as they were.
+fn keep_properties_drawer(former: &KeyedLines, fresh: &mut KeyedLines) {
+    let says = |line: &(bool, String, String)| split_indent(&line.1).1.trim_end().to_owned();
+    let Some(open) = former
+        .iter()
+        .position(|line| !line.0 && says(line).eq_ignore_ascii_case(":PROPERTIES:"))
+    else {
+        return;
+    };
+    let Some(close) = former[open + 1..]
+        .iter()
+        .position(|line| says(line).eq_ignore_ascii_case(":END:"))
+        .map(|at| open + 1 + at)
+    else {
+        return;
+    };
+    let entries: Option<Vec<(String, String)>> = former[open + 1..close]
+        .iter()
+        .map(|line| drawer_property(&line.1))
+        .collect();
+    let Some(entries) = entries.filter(|entries| !entries.is_empty()) else {
+        return;
+    };
+    let written = |line: &(bool, String, String)| {
+        let said = says(line);
+        property_line(&said).map(|(key, value)| (key.to_lowercase(), value.to_owned()))
+    };
+    let Some(at) = (0..fresh.len().saturating_sub(entries.len() - 1)).find(|&at| {
+        fresh[at..at + entries.len()]
+            .iter()
+            .zip(&entries)
+            .all(|(line, entry)| written(line).as_ref() == Some(entry))
+    }) else {
+        return;
+    };
+    fresh.splice(at..at + entries.len(), former[open..=close].iter().cloned());
+}
 
 /// The longest leading part `line` shares with `prefix`.
 fn common_prefix<'l>(line: &'l str, prefix: &str) -> &'l str {
@@ -639,6 +687,15 @@ mod tests {
             over(original, &doc, &[Changed(0), Unchanged(1), Unchanged(2)]),
             "# Changes\nSome text.\n## 0.9\n- a\n"
         );
+    }
+
+    #[test]
+    fn an_edited_block_keeps_its_properties_drawer() {
+        let original = "- ## Clojure\n  :PROPERTIES:\n  :ID:06dec093-7938-4926-9da4-589713449fa8\n  :END:\n  body\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = "## Clojure, edited\nbody".into();
+        let written = over(original, &doc, &[Former::Changed(0), Former::Unchanged(1)]);
+        assert_eq!(written, original.replace("Clojure\n", "Clojure, edited\n"));
     }
 
     #[test]
