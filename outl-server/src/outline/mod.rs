@@ -34,7 +34,8 @@
 //! - A **property** line is `key:: value` or `key::`: the key is letters, digits, `_`, `-`
 //!   and `.`; the value is trimmed of spaces and tabs. A key that repeats one already read
 //!   is not a property: the line is text, so nothing is lost.
-//! - A text line opening a **code fence** (three or more backticks or tildes) starts verbatim
+//! - A text line opening a **code fence** (three or more backticks or tildes; on a block's first
+//!   line also after a heading's marks, `## ```js`, as mldoc reads it) starts verbatim
 //!   text up to the closing fence: inside it, `- ` lines are not bullets. A less indented
 //!   line, which cannot belong to the block, ends a fence that was never closed.
 //! - A **blank line** between text lines of a block is text. At the end of a block it is text

@@ -209,7 +209,7 @@ impl<'a> OpenBlock<'a> {
             body: Vec::new(),
             pending_blanks: Vec::new(),
             drawer: None,
-            fence: Fence::opened_by(rest),
+            fence: Fence::opened_by_first_line(rest),
             children: Vec::new(),
         }
     }

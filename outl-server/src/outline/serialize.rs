@@ -314,8 +314,10 @@ fn escape_line<'t>(
         if open.is_closed_by(rest) {
             *fence = None;
         }
-    } else if let Some(opened) = Fence::opened_by(rest)
-        && later_closers.closes(opened)
+    } else if let Some(opened) = match place {
+        LinePlace::First => Fence::opened_by_first_line(rest),
+        LinePlace::Body { .. } => Fence::opened_by(rest),
+    } && later_closers.closes(opened)
     {
         // A fence that is closed within the text is written as it is.
         *fence = Some(opened);

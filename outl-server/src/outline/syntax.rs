@@ -96,6 +96,17 @@ impl Fence {
         (len >= 3 && !inline_code).then_some(Fence { ch, len })
     }
 
+    /// The fence a block's first line opens: as a text line does, or after a heading's marks
+    /// (`## ```js`), which mldoc reads as an empty heading over a code block.
+    pub(crate) fn opened_by_first_line(rest: &str) -> Option<Fence> {
+        let marks = rest.bytes().take_while(|&b| b == b'#').count();
+        let title = match rest[marks..].strip_prefix([' ', '\t']) {
+            Some(title) if marks > 0 => title.trim_start_matches([' ', '\t']),
+            _ => rest,
+        };
+        Fence::opened_by(title)
+    }
+
     /// The run a line (without indentation) could close a fence with: backticks or tildes,
     /// then nothing but spaces and tabs.
     pub(crate) fn closing_run(rest: &str) -> Option<Fence> {
@@ -145,7 +156,7 @@ pub(crate) fn is_escapable(rest: &str, place: LinePlace) -> bool {
     let unescaped = rest.trim_start_matches('\\');
     match place {
         LinePlace::First => {
-            Fence::opened_by(unescaped).is_some() || property_line(unescaped).is_some()
+            Fence::opened_by_first_line(unescaped).is_some() || property_line(unescaped).is_some()
         }
         LinePlace::Body { first, in_fence } => {
             (first && property_line(unescaped).is_some())
@@ -284,6 +295,10 @@ mod tests {
         assert!(Fence::opened_by("a```").is_none());
         assert!(Fence::opened_by("```a```").is_none());
         assert!(Fence::opened_by("~~~a```").is_some());
+        assert!(Fence::opened_by_first_line("### ```javascript").is_some());
+        assert!(Fence::opened_by_first_line("```").is_some());
+        assert!(Fence::opened_by_first_line("###```").is_none());
+        assert!(Fence::opened_by_first_line("## title ```").is_none());
     }
 
     #[test]

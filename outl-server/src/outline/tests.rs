@@ -124,6 +124,26 @@ fn a_properties_drawer_under_the_first_line_is_the_block_s_properties() {
 }
 
 #[test]
+fn a_heading_can_open_a_fence() {
+    // As mldoc reads it: an empty heading over a code block, whose `###` lines are code.
+    let page = "### ```javascript\nnpm ERR\n\n\t```\n\n### TODO b\n";
+    let doc = parse(page);
+    assert_eq!(
+        doc.blocks.iter().map(|b| b.text.as_str()).collect::<Vec<_>>(),
+        ["### ```javascript\nnpm ERR\n\n\t```", "### TODO b"]
+    );
+    let doc = parse("- ## ```js\n  - code\n  ```\n- next\n");
+    assert_eq!(doc.blocks, [leaf("## ```js\n- code\n```"), leaf("next")]);
+    // Never closed, it is escaped so that it opens none.
+    let unclosed = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![leaf("## ```js\n- x")],
+    };
+    assert_eq!(parse(&serialize(&unclosed)), unclosed);
+}
+
+#[test]
 fn a_fence_keeps_its_lines_verbatim() {
     let md =
         "- config:\n  ```yaml\n  - name: web\n    ports:\n  - name: db\n  ```\n  after\n- next\n";
