@@ -24,7 +24,7 @@
 //! [`normalized_for_org`] says.
 
 use super::serialize::{descendants, normalize_properties, normalize_text};
-use super::syntax::{drawer_property, lines, lines_at, split_indent};
+use super::syntax::{Fence, drawer_property, lines, lines_at, split_indent};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
 /// Parses an org page, and gives where each block begins (as
@@ -56,6 +56,8 @@ struct OpenHeadline {
     text_col: usize,
     /// Blank lines not yet known to be inside the text.
     pending_blanks: usize,
+    /// The code fence or `#+BEGIN_` block the text is in, up to its closing line.
+    verbatim: Option<Verbatim>,
 }
 
 #[derive(Default, PartialEq, Eq, Clone, Copy)]
@@ -69,6 +71,12 @@ enum Drawer {
 impl OrgReader {
     /// Reads one line, `after` being the text that follows it.
     fn line(&mut self, line: &str, offset: usize, after: &str) {
+        if let Some((_, block)) = self.open.last_mut()
+            && block.verbatim.is_some()
+        {
+            block.body_line(line, after);
+            return;
+        }
         if let Some((stars, title)) = headline(line) {
             self.starts.push(offset);
             self.open_headline(stars, title);
@@ -137,11 +145,23 @@ impl OpenHeadline {
             drawer,
             text_col,
             pending_blanks: 0,
+            verbatim: None,
         }
     }
 
     fn body_line(&mut self, line: &str, after: &str) {
         let trimmed = line.trim();
+        if let Some(verbatim) = &self.verbatim {
+            if verbatim.closed_by(line) {
+                self.verbatim = None;
+            }
+            if trimmed.is_empty() {
+                self.pending_blanks += 1;
+            } else {
+                self.push_text(line);
+            }
+            return;
+        }
         match self.drawer {
             Drawer::Expected
                 if trimmed.eq_ignore_ascii_case(":PROPERTIES:") && drawer_ends(after) =>
@@ -174,6 +194,7 @@ impl OpenHeadline {
         if !is_planning(trimmed) {
             self.drawer = Drawer::Closed;
         }
+        self.verbatim = Verbatim::closed_later(line, lines(after));
         self.push_text(line);
     }
 
@@ -229,6 +250,59 @@ fn drawer_ends(after: &str) -> bool {
     lines(after)
         .take_while(|line| headline(line).is_none())
         .any(|line| line.trim().eq_ignore_ascii_case(":END:"))
+}
+
+/// A code fence or a `#+BEGIN_…` block of an org text: mldoc reads its lines as they are, a
+/// line of stars too, up to its closing line, when it has one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verbatim {
+    Fence(Fence),
+    /// The block's name, `SRC` for `#+BEGIN_SRC`.
+    Block(String),
+}
+
+impl Verbatim {
+    /// The block `line` opens, when one of the `later` lines closes it.
+    fn closed_later<'l>(line: &str, mut later: impl Iterator<Item = &'l str>) -> Option<Verbatim> {
+        let rest = line.trim_start();
+        let opened = match Fence::opened_by(rest) {
+            Some(fence) => Verbatim::Fence(fence),
+            None => {
+                let begin = rest
+                    .get(..8)
+                    .filter(|b| b.eq_ignore_ascii_case("#+BEGIN_"))?;
+                let name = rest[begin.len()..].split_whitespace().next()?;
+                Verbatim::Block(name.to_ascii_uppercase())
+            }
+        };
+        later.any(|line| opened.closed_by(line)).then_some(opened)
+    }
+
+    fn closed_by(&self, line: &str) -> bool {
+        let rest = line.trim();
+        match self {
+            Verbatim::Fence(fence) => fence.is_closed_by(rest),
+            Verbatim::Block(name) => rest
+                .get(..6)
+                .filter(|end| end.eq_ignore_ascii_case("#+END_"))
+                .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name)),
+        }
+    }
+}
+
+/// Which of a text's `lines` are inside a verbatim block, after its opening line.
+fn in_verbatim(lines: &[&str]) -> Vec<bool> {
+    let mut inside = Vec::with_capacity(lines.len());
+    let mut open: Option<Verbatim> = None;
+    for (at, line) in lines.iter().enumerate() {
+        inside.push(open.is_some());
+        open = match open {
+            Some(verbatim) if verbatim.closed_by(line) => None,
+            Some(verbatim) => Some(verbatim),
+            None => Verbatim::closed_later(line, lines[at + 1..].iter().copied()),
+        };
+    }
+    inside
 }
 
 /// A planning line (`SCHEDULED: <…>`, without its indentation), which may come between a
@@ -327,9 +401,11 @@ pub(super) fn write_block_lines(
     let text = normalize_text(&node.text);
     let properties = normalize_properties(&node.properties);
     let text_prefix = text_prefix(stars);
-    let body_line = |line: &str, out: &mut String| {
-        // Indented, a line of stars is text, not a headline.
-        let indented = line.starts_with([' ', '\t']) || indent_bodies || headline(line).is_some();
+    // Indented, a line of stars is text, not a headline; in a code block it is text already.
+    let body_line = |line: &str, verbatim: bool, out: &mut String| {
+        let indented = line.starts_with([' ', '\t'])
+            || indent_bodies
+            || (headline(line).is_some() && !verbatim);
         if indented && !line.trim().is_empty() {
             out.push_str(&text_prefix);
         }
@@ -339,6 +415,7 @@ pub(super) fn write_block_lines(
     let mut lines = text.split('\n');
     let first = lines.next().unwrap_or_default();
     let body: Vec<&str> = lines.collect();
+    let verbatim = in_verbatim(&body);
     out.push_str(stars);
     if !first.is_empty() && !stars.is_empty() {
         out.push(' ');
@@ -350,21 +427,21 @@ pub(super) fn write_block_lines(
         .take_while(|line| is_planning(line.trim_start()))
         .count();
     for line in &body[..planning] {
-        body_line(line, out);
+        body_line(line, false, out);
     }
     if !properties.is_empty() {
-        body_line(":PROPERTIES:", out);
+        body_line(":PROPERTIES:", false, out);
         for (key, value) in properties.iter() {
             if value.is_empty() {
-                body_line(&format!(":{key}:"), out);
+                body_line(&format!(":{key}:"), false, out);
             } else {
-                body_line(&format!(":{key}: {value}"), out);
+                body_line(&format!(":{key}: {value}"), false, out);
             }
         }
-        body_line(":END:", out);
+        body_line(":END:", false, out);
     }
-    for line in &body[planning..] {
-        body_line(line, out);
+    for (line, verbatim) in body[planning..].iter().zip(&verbatim[planning..]) {
+        body_line(line, *verbatim, out);
     }
 }
 
@@ -423,6 +500,23 @@ mod tests {
         );
         assert_eq!(starts.len(), 3);
         assert!(page[starts[1]..].starts_with("*** TODO"));
+    }
+
+    #[test]
+    fn a_headline_inside_a_code_block_is_text() {
+        let page = "* a\n#+BEGIN_SRC sh\n* not a headline\n#+END_SRC\n```\n** nor this\n```\n* b\n#+BEGIN_QUOTE\n* x, the quote never closed\n";
+        let doc = parse_org_with_starts(page).0;
+        assert_eq!(
+            texts(&doc.blocks),
+            [
+                "a\n#+BEGIN_SRC sh\n* not a headline\n#+END_SRC\n```\n** nor this\n```",
+                "b\n#+BEGIN_QUOTE",
+                "x, the quote never closed",
+            ]
+        );
+        let written = serialize_org(&doc);
+        assert!(written.contains("\n* not a headline\n"), "{written}");
+        assert_eq!(parse_org_with_starts(&written).0, doc);
     }
 
     #[test]

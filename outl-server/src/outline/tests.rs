@@ -129,7 +129,10 @@ fn a_heading_can_open_a_fence() {
     let page = "### ```javascript\nnpm ERR\n\n\t```\n\n### TODO b\n";
     let doc = parse(page);
     assert_eq!(
-        doc.blocks.iter().map(|b| b.text.as_str()).collect::<Vec<_>>(),
+        doc.blocks
+            .iter()
+            .map(|b| b.text.as_str())
+            .collect::<Vec<_>>(),
         ["### ```javascript\nnpm ERR\n\n\t```", "### TODO b"]
     );
     let doc = parse("- ## ```js\n  - code\n  ```\n- next\n");
