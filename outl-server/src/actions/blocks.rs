@@ -31,7 +31,6 @@ const ID: &str = "id";
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BlockRef {
-    /// The block's id.
     pub id: String,
 }
 
@@ -39,17 +38,13 @@ pub struct BlockRef {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BlockTreeArgs {
-    /// The block's id.
     pub id: String,
     /// Levels; 1: the block alone.
     #[schemars(range(min = 1))]
     pub depth: Option<u32>,
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -73,7 +68,6 @@ pub struct InsertArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateArgs {
-    /// The block's id.
     pub id: String,
     /// The new text.
     #[schemars(length(max = MAX_TEXT_CHARS))]
@@ -84,7 +78,6 @@ pub struct UpdateArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct MoveArgs {
-    /// The block's id.
     pub id: String,
     /// Last child of this block.
     pub parent_id: Option<String>,
@@ -146,7 +139,6 @@ impl TaskState {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct TodoArgs {
-    /// The block's id.
     pub id: String,
     /// The state; `none` makes a plain block.
     pub state: TaskState,
@@ -156,7 +148,6 @@ pub struct TodoArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PropertySetArgs {
-    /// The block's id.
     pub id: String,
     /// Letters, digits, `_`, `-`, `.`; not `id`.
     pub key: String,
@@ -169,7 +160,6 @@ pub struct PropertySetArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PropertyRemoveArgs {
-    /// The block's id.
     pub id: String,
     /// The key, in any case.
     pub key: String,
@@ -179,7 +169,6 @@ pub struct PropertyRemoveArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct CollapseArgs {
-    /// The block's id.
     pub id: String,
     /// true folds, false unfolds.
     pub collapsed: bool,
@@ -189,12 +178,9 @@ pub struct CollapseArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct RefsArgs {
-    /// The block's id.
     pub id: String,
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -314,7 +300,7 @@ pub struct Refs {
 // Reads
 
 /// One block: its text, task state, properties, number of children, page and parent.
-#[tool(title = "Get block", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error> {
     let graph = ws.snapshot();
     let at = lookup::block(&graph, &args.id)?;
@@ -325,9 +311,8 @@ pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error
     })
 }
 
-/// A block and its subtree, every node with its id; a later slice comes in `outline` instead of
-/// `tree`.
-#[tool(title = "Block tree", read_only, idempotent, payload = json)]
+/// A block and its subtree; a later slice comes in `outline` instead of `tree`.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let graph = ws.snapshot();
@@ -350,8 +335,8 @@ pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree,
     Ok(tree)
 }
 
-/// The blocks referring to a block by `((id))`, with their page and text.
-#[tool(title = "Block references", read_only, idempotent, payload = json)]
+/// The blocks referring to a block by `((id))`.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
     let graph = ws.snapshot();
     lookup::page_of_block(&graph, &args.id)?;
@@ -371,9 +356,8 @@ pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
 // ---------------------------------------------------------------------------------------------
 // Writes
 
-/// Add a block as the last child of `parent_id`, right after `after_id`, or at the end of
-/// `page`: one of the three. Returns its id.
-#[tool(title = "Insert block", payload = json)]
+/// Add a block where one of `parent_id`, `after_id` and `page` says; returns its id.
+#[tool(payload = json)]
 pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Error> {
     let (slug, anchor) = destination(
         &ws.snapshot(),
@@ -392,7 +376,7 @@ pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Err
 
 /// Replace a block's text. Its children, properties and, unless the new text starts with one,
 /// task marker stay.
-#[tool(title = "Update block", destructive, idempotent, payload = json)]
+#[tool(destructive, idempotent, payload = json)]
 pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Error> {
     edit_block(ws, "block.update", &args.id, |page, block| {
         block.text = match outline::task_marker(&args.text) {
@@ -410,7 +394,7 @@ pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Er
 }
 
 /// Delete a block and its children; returns how many.
-#[tool(title = "Delete block", destructive, payload = json)]
+#[tool(destructive, payload = json)]
 pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Error> {
     let slug = page_of(ws, &args.id)?;
     ws.edit("block.delete", &[&slug], |pages| {
@@ -425,9 +409,9 @@ pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Erro
     })
 }
 
-/// Move a block and its children to be the last child of `parent_id`, right after `after_id`,
-/// or at the end of `page` (one of the three), on any page.
-#[tool(title = "Move block", payload = json)]
+/// Move a block and its children, on any page, to where one of `parent_id`, `after_id` and
+/// `page` says.
+#[tool(payload = json)]
 pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> {
     let (from, (to, anchor)) = {
         let graph = ws.snapshot();
@@ -470,7 +454,7 @@ pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> 
 }
 
 /// Make a block the last child of the block above it.
-#[tool(title = "Indent block", payload = json)]
+#[tool(payload = json)]
 pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
     ws.edit("block.indent", &[&slug], |pages| {
@@ -500,7 +484,7 @@ pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error
 }
 
 /// Move a block out of its parent to right after it; its later siblings stay.
-#[tool(title = "Outdent block", payload = json)]
+#[tool(payload = json)]
 pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
     ws.edit("block.outdent", &[&slug], |pages| {
@@ -519,7 +503,7 @@ pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Erro
 }
 
 /// Set a block's task state (DONE ticks it), the rest of its text kept.
-#[tool(title = "Set task state", idempotent, payload = json)]
+#[tool(idempotent, payload = json)]
 pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error> {
     let marker = args.state.marker();
     edit_block(ws, "block.todo", &args.id, |page, block| {
@@ -533,7 +517,7 @@ pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error>
 }
 
 /// Set a block's property `key:: value`, replacing its value.
-#[tool(title = "Set block property", destructive, idempotent, payload = json)]
+#[tool(destructive, idempotent, payload = json)]
 pub fn outl_block_property_set(
     ws: &Workspace,
     args: PropertySetArgs,
@@ -574,7 +558,7 @@ pub fn outl_block_property_set(
 }
 
 /// Remove a property from a block, if it has it.
-#[tool(title = "Remove block property", destructive, idempotent, payload = json)]
+#[tool(destructive, idempotent, payload = json)]
 pub fn outl_block_property_remove(
     ws: &Workspace,
     args: PropertyRemoveArgs,
@@ -591,7 +575,7 @@ pub fn outl_block_property_remove(
 }
 
 /// Fold or unfold a block (`collapsed:: true`).
-#[tool(title = "Collapse block", idempotent, payload = json)]
+#[tool(idempotent, payload = json)]
 pub fn outl_block_collapse(ws: &Workspace, args: CollapseArgs) -> Result<Folded, Error> {
     edit_block(ws, "block.collapse", &args.id, |page, block| {
         let value = args.collapsed.then_some("true");
