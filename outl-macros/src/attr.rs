@@ -16,7 +16,7 @@ pub struct Entry {
 pub enum Value {
     /// `read_only`
     Flag,
-    /// `title = "..."`, `payload = markdown(md)`: the tokens after `=`.
+    /// `name = "..."`, `payload = markdown(md)`: the tokens after `=`.
     Assign(TokenStream),
     /// `drops(...)`
     List(Group),
@@ -58,7 +58,7 @@ fn parse_entry(cx: &mut Ctxt, segment: Vec<TokenTree>) -> Option<Entry> {
         other => {
             cx.error_spanned_by(
                 &other,
-                "expected a key such as `title`, `payload` or `read_only`",
+                "expected a key such as `payload`, `name` or `read_only`",
             );
             return None;
         }

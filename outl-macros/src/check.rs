@@ -13,7 +13,6 @@ use crate::ctxt::Ctxt;
 /// A checked `#[tool(...)]`.
 pub struct ToolDecl {
     pub name: String,
-    pub title: String,
     pub payload: PayloadDecl,
     pub drops: Vec<DropSyntax>,
     pub read_only: bool,
@@ -31,7 +30,7 @@ pub enum PayloadDecl {
     },
 }
 
-const KEYS: &str = "title, name, payload, drops, read_only, destructive, idempotent";
+const KEYS: &str = "name, payload, drops, read_only, destructive, idempotent";
 const FLAGS: [&str; 3] = ["read_only", "destructive", "idempotent"];
 
 pub fn tool_decl(
@@ -41,7 +40,6 @@ pub fn tool_decl(
     entries: Vec<Entry>,
 ) -> Option<ToolDecl> {
     let mut seen: HashSet<String> = HashSet::new();
-    let mut title: Option<LitStr> = None;
     let mut name: Option<LitStr> = None;
     let mut payload: Option<PayloadSyntax> = None;
     let mut drops: Option<(Ident, Vec<DropSyntax>)> = None;
@@ -69,20 +67,23 @@ pub fn tool_decl(
             (flag, _) if FLAGS.contains(&flag) => {
                 cx.error_spanned_by(&key, format!("`{flag}` is a flag: write `{flag}` alone, without a value"));
             }
-            ("title" | "name", Value::Assign(tokens)) => match syn::parse2::<LitStr>(tokens.clone()) {
-                Ok(lit) if key == "title" => title = Some(lit),
+            ("name", Value::Assign(tokens)) => match syn::parse2::<LitStr>(tokens.clone()) {
                 Ok(lit) => name = Some(lit),
-                Err(_) => cx.error_spanned_by(tokens, format!("`{key_text}` is a string: `{key_text} = \"...\"`")),
+                Err(_) => cx.error_spanned_by(tokens, "`name` is a string: `name = \"...\"`"),
             },
             ("payload", Value::Assign(tokens)) => payload = attr::parse_payload(cx, tokens),
             ("drops", Value::List(group)) => drops = Some((key, attr::parse_drops(cx, &group))),
-            ("title" | "name" | "payload", _) => {
+            ("name" | "payload", _) => {
                 cx.error_spanned_by(&key, format!("expected `{key_text} = ...`"));
             }
             ("drops", _) => cx.error_spanned_by(&key, "expected `drops(FIELD = arg, FIELD = \"where else the caller gets it\", ...)`"),
             ("description" | "desc" | "doc", _) => cx.error_spanned_by(
                 &key,
                 "the description is the handler's doc comment: write it as `///` lines above the fn",
+            ),
+            ("title", _) => cx.error_spanned_by(
+                &key,
+                "outl sends no title: a host shows a tool without one by its name, the doc comment says what it does, and a title would cost every `tools/list` a few tokens more per tool (docs/performance.md). Remove it",
             ),
             ("annotations", _) => cx.error_spanned_by(&key, "annotations are the flags `read_only`, `destructive`, `idempotent`, written alone"),
             (_, _) => cx.error_spanned_by(&key, format!("unknown key `{key_text}`; the keys are {KEYS}")),
@@ -95,24 +96,6 @@ pub fn tool_decl(
             "a tool cannot be both `read_only` and `destructive`: a read-only tool changes nothing, so it destroys nothing",
         );
     }
-
-    let title = match title {
-        Some(lit) if lit.value().trim().is_empty() => {
-            cx.error_spanned_by(
-                &lit,
-                "the title is empty: write the human-readable name hosts show for the tool",
-            );
-            None
-        }
-        Some(lit) => Some(lit.value()),
-        None => {
-            cx.error_at(
-                call_site,
-                "a tool needs `title = \"...\"`: the human-readable name hosts show for it",
-            );
-            None
-        }
-    };
 
     let name = match name {
         Some(lit) => {
@@ -174,7 +157,6 @@ pub fn tool_decl(
 
     Some(ToolDecl {
         name,
-        title: title?,
         payload: payload?,
         drops,
         read_only: flags.contains_key("read_only"),

@@ -58,7 +58,6 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
     let output = handler.output;
     let (args_text, output_text) = (type_text(args), type_text(output));
     let name = &decl.name;
-    let title = &decl.title;
     let description = handler.description.as_deref().unwrap_or_default();
     let annotations = {
         let (read_only, destructive, idempotent) =
@@ -197,7 +196,6 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
         impl #rt::Tool for #fn_ident {
             const SPEC: #rt::ToolSpec = #rt::ToolSpec {
                 name: #name,
-                title: #title,
                 description: #description,
                 payload: #payload,
                 drops: &[#(#drops),*],

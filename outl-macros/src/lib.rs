@@ -20,11 +20,11 @@ use proc_macro::TokenStream;
 ///
 /// ```ignore
 /// /// Render a page as markdown, block refs resolved.
-/// #[tool(title = "Render page", read_only, payload = markdown(md), drops(slug = arg))]
+/// #[tool(read_only, payload = markdown(md), drops(slug = arg))]
 /// pub fn outl_page_render(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error>
 /// ```
 ///
-/// Keys: `title = "..."` (required), `name = "..."` (default: the fn name),
+/// Keys: `name = "..."` (default: the fn name),
 /// `payload = json | markdown(FIELD)` (required), `drops(FIELD = arg | "where else", ...)`
 /// (markdown only), and the flags `read_only`, `destructive`, `idempotent`. The doc comment is
 /// the description. See docs/development.md, "Add an MCP tool".

@@ -1,7 +1,9 @@
 //! The definitions `#[tool]` and `registry!` generate, checked through the runtime API.
 
 use outl_macros::{ToolFields, registry, tool};
-use outl_server::mcp::registry::{Annotations, Drop, Justification, NoArgs, Payload, Tool};
+use outl_server::mcp::registry::{
+    Annotations, Drop, Justification, NoArgs, Payload, SHARED_ARGS, Tool,
+};
 use outl_server::workspace::Workspace;
 use outl_server::{Error, ErrorCode};
 use schemars::JsonSchema;
@@ -11,7 +13,6 @@ use serde_json::{Value, json};
 #[derive(Deserialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 struct PageRef {
-    /// The page's slug.
     slug: String,
     /// How many levels of blocks to render.
     #[allow(
@@ -28,7 +29,7 @@ struct PageMarkdown {
 }
 
 /// Render a page as markdown.
-#[tool(title = "Render page", read_only, payload = markdown(md), drops(slug = arg))]
+#[tool(read_only, payload = markdown(md), drops(slug = arg))]
 fn page_render(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown {
         md: format!("# {}\n", args.slug),
@@ -37,7 +38,7 @@ fn page_render(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
 }
 
 /// Render a page, its slug lower-cased: a canonicalization the caller does not know about.
-#[tool(title = "Render page (canonical)", read_only, payload = markdown(md), drops(slug = arg))]
+#[tool(read_only, payload = markdown(md), drops(slug = arg))]
 fn page_render_canonical(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown {
         md: String::new(),
@@ -52,7 +53,7 @@ struct DailyPage {
 }
 
 /// Today's journal.
-#[tool(title = "Today's journal", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 fn daily_today(_ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
     Ok(DailyPage {
         date: "2026-05-01".into(),
@@ -71,7 +72,6 @@ enum DeleteMode {
 
 #[derive(Deserialize, JsonSchema, ToolFields)]
 struct DeleteArgs {
-    /// The page to delete.
     slug: String,
     /// Where the page goes.
     mode: DeleteMode,
@@ -86,7 +86,7 @@ struct DeleteArgs {
 }
 
 /// Delete a page.
-#[tool(name = "page.delete", title = "Delete page", destructive, payload = json)]
+#[tool(name = "page.delete", destructive, payload = json)]
 fn page_delete(_ws: &Workspace, args: DeleteArgs) -> Result<Value, Error> {
     if args.slug == "missing" {
         return Err(Error::new(ErrorCode::PageNotFound, "no such page"));
@@ -125,7 +125,6 @@ fn tools_keep_the_listed_order_and_their_specs() {
     );
 
     let render = TOOLS.get("page_render").expect("registered").spec;
-    assert_eq!(render.title, "Render page");
     assert_eq!(render.description, "Render a page as markdown.");
     assert_eq!(
         render.payload,
@@ -251,10 +250,15 @@ fn input_schemas_are_small_and_described() {
             .into_iter()
             .flatten()
         {
-            let description = property["description"].as_str().unwrap_or_default();
-            assert!(
-                !description.is_empty(),
-                "{}: property {name} has no description",
+            let described = property
+                .get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|description| !description.is_empty());
+            // The server's instructions describe the shared arguments, once for every tool.
+            assert_eq!(
+                described,
+                !SHARED_ARGS.contains(&name.as_str()),
+                "{}: property {name}",
                 tool.name()
             );
         }

@@ -148,7 +148,7 @@ class Scenario {
       `missing ${expectedNames.filter((n) => !names.includes(n))}, extra ${names.filter((n) => !expectedNames.includes(n))}`);
     for (const tool of tools) {
       assert(!('outputSchema' in tool), `${tool.name} declares an outputSchema`);
-      assert(tool.title, `${tool.name} has no title`);
+      assert(!('title' in tool), `${tool.name} sends a title, which \`outl tools\` does not`);
       assert(tool.description, `${tool.name} has no description`);
       assert(tool.inputSchema?.type === 'object', `${tool.name} inputSchema is not an object`);
       const hints = tool.annotations ?? {};

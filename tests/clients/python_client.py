@@ -196,7 +196,7 @@ class Scenario:
         )
         for tool in tools:
             assert tool.output_schema is None, f"{tool.name} declares an outputSchema"
-            assert tool.title, f"{tool.name} has no title"
+            assert tool.title is None, f"{tool.name} sends a title, which `outl tools` does not"
             assert tool.description, f"{tool.name} has no description"
             assert tool.input_schema.get("type") == "object", f"{tool.name} inputSchema is not an object"
             assert tool.annotations is not None, f"{tool.name} has no annotations"

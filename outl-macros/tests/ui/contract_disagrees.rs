@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Deserialize, JsonSchema, ToolFields)]
 struct PageRef {
-    /// The page's slug.
     slug: String,
     /// How many levels of blocks to include.
     depth: Option<u32>,
@@ -21,7 +20,6 @@ struct PageMarkdown {
 
 /// Render a page as markdown.
 #[tool(
-    title = "Render page",
     read_only,
     payload = markdown(md),
     drops(slug = arg, title = "the page's title:: property, in outl_page_get")

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Deserialize, JsonSchema, ToolFields)]
 struct PageRef {
-    /// The page's slug.
     slug: String,
     /// How many levels of blocks to include.
     depth: Option<u32>,
@@ -19,7 +18,7 @@ struct PageMarkdown {
 }
 
 /// Render a page as markdown.
-#[tool(title = "Render page", read_only, idempotent, payload = markdown(md), drops(slug = arg))]
+#[tool(read_only, idempotent, payload = markdown(md), drops(slug = arg))]
 fn contract_missing_entry(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown { slug: args.slug, md: String::new() })
 }

@@ -6,7 +6,6 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Deserialize, JsonSchema, ToolFields)]
 struct PageRef {
-    /// The page's slug.
     slug: String,
 }
 
@@ -17,7 +16,7 @@ struct PageMarkdown {
 }
 
 /// Render a page as markdown.
-#[tool(title = "Render page", read_only, payload = markdown(md, cut = next), drops(slug = arg))]
+#[tool(read_only, payload = markdown(md, cut = next), drops(slug = arg))]
 fn cut_field_not_in_return(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown { slug: args.slug, md: String::new() })
 }

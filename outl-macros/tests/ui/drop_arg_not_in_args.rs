@@ -11,7 +11,7 @@ struct DailyPage {
 }
 
 /// Today's journal as markdown.
-#[tool(title = "Today's journal", read_only, payload = markdown(md), drops(date = arg))]
+#[tool(read_only, payload = markdown(md), drops(date = arg))]
 fn drop_arg_not_in_args(_ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
     Ok(DailyPage { date: String::new(), md: String::new() })
 }

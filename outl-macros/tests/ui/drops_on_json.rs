@@ -4,7 +4,7 @@ use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
 /// Report the workspace.
-#[tool(title = "Info", read_only, payload = json, drops(root = "the caller opened it"))]
+#[tool(read_only, payload = json, drops(root = "the caller opened it"))]
 fn drops_on_json(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }

@@ -12,13 +12,13 @@ struct Export {
 }
 
 /// Export the workspace as markdown.
-#[tool(title = "Export", read_only, payload = markdown(md), drops(slug = "", generated_at = "   "))]
+#[tool(read_only, payload = markdown(md), drops(slug = "", generated_at = "   "))]
 fn empty_justification(_ws: &Workspace, _args: NoArgs) -> Result<Export, Error> {
     Ok(Export { slug: String::new(), generated_at: String::new(), md: String::new() })
 }
 
 /// Export the workspace as markdown.
-#[tool(title = "Export", read_only, payload = markdown(md), drops(slug, generated_at = 3))]
+#[tool(read_only, payload = markdown(md), drops(slug, generated_at = 3))]
 fn missing_justification(_ws: &Workspace, _args: NoArgs) -> Result<Export, Error> {
     Ok(Export { slug: String::new(), generated_at: String::new(), md: String::new() })
 }

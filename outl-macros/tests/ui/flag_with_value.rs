@@ -4,7 +4,7 @@ use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
 /// Report the workspace.
-#[tool(title = "Info", read_only = true, idempotent(yes), payload = json)]
+#[tool(read_only = true, idempotent(yes), payload = json)]
 fn flag_with_value(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }

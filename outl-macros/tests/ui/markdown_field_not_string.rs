@@ -10,13 +10,13 @@ struct Summary {
 }
 
 /// Summarize the workspace.
-#[tool(title = "Summary", read_only, payload = markdown(lines))]
+#[tool(read_only, payload = markdown(lines))]
 fn markdown_field_not_string(_ws: &Workspace, _args: NoArgs) -> Result<Summary, Error> {
     Ok(Summary { lines: Vec::new() })
 }
 
 /// Summarize the workspace.
-#[tool(title = "Summary", read_only, payload = markdown(md), drops(lines = "nowhere"))]
+#[tool(read_only, payload = markdown(md), drops(lines = "nowhere"))]
 fn markdown_field_missing(_ws: &Workspace, _args: NoArgs) -> Result<Summary, Error> {
     Ok(Summary { lines: Vec::new() })
 }

@@ -3,7 +3,7 @@ use outl_server::Error;
 use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
-#[tool(title = "Info", read_only, payload = json)]
+#[tool(read_only, payload = json)]
 fn missing_doc_comment(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }

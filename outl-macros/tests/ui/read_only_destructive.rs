@@ -4,7 +4,7 @@ use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
 /// Forget the op log.
-#[tool(title = "Forget history", read_only, destructive, payload = json)]
+#[tool(read_only, destructive, payload = json)]
 fn read_only_destructive(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }

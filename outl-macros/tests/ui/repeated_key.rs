@@ -4,7 +4,7 @@ use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
 /// Report the workspace.
-#[tool(title = "Info", read_only, payload = json, title = "Workspace info", read_only)]
+#[tool(payload = json, read_only, payload = json, read_only)]
 fn repeated_key(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }

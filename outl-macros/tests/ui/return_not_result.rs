@@ -3,7 +3,7 @@ use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
 /// Report the workspace.
-#[tool(title = "Info", read_only, payload = json)]
+#[tool(read_only, payload = json)]
 fn return_not_result(_ws: &Workspace, _args: NoArgs) -> String {
     String::new()
 }

@@ -10,7 +10,7 @@ struct Rendered {
 }
 
 /// Render the workspace as markdown.
-#[tool(title = "Render", read_only, payload = markdown(md))]
+#[tool(read_only, payload = markdown(md))]
 fn return_type_without_tool_fields(_ws: &Workspace, _args: NoArgs) -> Result<Rendered, Error> {
     Ok(Rendered { md: String::new() })
 }

@@ -8,12 +8,15 @@ use serde::Deserialize;
 struct SearchArgs {
     /// What to look for.
     query: String,
+    prefix: Option<String>,
+    kind: Option<String>,
     limit: Option<u32>,
+    /// From `next_cursor`.
     cursor: Option<String>,
 }
 
 /// Search the workspace.
-#[tool(title = "Search", read_only, payload = json)]
+#[tool(read_only, payload = json)]
 fn undocumented_arg(_ws: &Workspace, args: SearchArgs) -> Result<Vec<String>, Error> {
     Ok(vec![args.query])
 }

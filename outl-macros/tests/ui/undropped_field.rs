@@ -12,7 +12,7 @@ struct DailyPage {
 }
 
 /// Today's journal: its date, the outline with block ids, and the markdown.
-#[tool(title = "Today's journal", read_only, payload = markdown(md))]
+#[tool(read_only, payload = markdown(md))]
 fn undropped_daily_today(_ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
     Ok(DailyPage { date: String::new(), outline: Vec::new(), md: String::new() })
 }

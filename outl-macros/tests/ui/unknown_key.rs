@@ -4,7 +4,7 @@ use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
 /// Report the workspace.
-#[tool(title = "Info", read_only, payload = json, cache = "1h", description = "Report")]
+#[tool(read_only, payload = json, cache = "1h", description = "Report")]
 fn unknown_key(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }

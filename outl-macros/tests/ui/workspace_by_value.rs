@@ -4,13 +4,13 @@ use outl_server::mcp::registry::NoArgs;
 use outl_server::workspace::Workspace;
 
 /// Report the workspace.
-#[tool(title = "Info", read_only, payload = json)]
+#[tool(read_only, payload = json)]
 fn workspace_by_value(_ws: Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }
 
 /// Report the workspace, mutably.
-#[tool(title = "Info", read_only, payload = json)]
+#[tool(read_only, payload = json)]
 fn workspace_by_mut_ref(_ws: &mut Workspace, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }

@@ -3,7 +3,7 @@ use outl_server::Error;
 use outl_server::workspace::Workspace;
 
 /// Report the workspace.
-#[tool(title = "Info", read_only, payload = json)]
+#[tool(read_only, payload = json)]
 fn wrong_arity(_ws: &Workspace) -> Result<String, Error> {
     Ok(String::new())
 }

@@ -33,7 +33,6 @@ const ID: &str = "id";
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BlockRef {
-    /// The block's id.
     pub id: String,
 }
 
@@ -41,17 +40,13 @@ pub struct BlockRef {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BlockTreeArgs {
-    /// The block's id.
     pub id: String,
     /// Levels; 1: the block alone.
     #[schemars(range(min = 1))]
     pub depth: Option<u32>,
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -75,7 +70,6 @@ pub struct InsertArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateArgs {
-    /// The block's id.
     pub id: String,
     /// The new text.
     #[schemars(length(max = MAX_TEXT_CHARS))]
@@ -86,7 +80,6 @@ pub struct UpdateArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct MoveArgs {
-    /// The block's id.
     pub id: String,
     /// Last child of this block.
     pub parent_id: Option<String>,
@@ -148,7 +141,6 @@ impl TaskState {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct TodoArgs {
-    /// The block's id.
     pub id: String,
     /// The state; `none` makes a plain block.
     pub state: TaskState,
@@ -158,7 +150,6 @@ pub struct TodoArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PropertySetArgs {
-    /// The block's id.
     pub id: String,
     /// Letters, digits, `_`, `-`, `.`; not `id`.
     pub key: String,
@@ -171,7 +162,6 @@ pub struct PropertySetArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PropertyRemoveArgs {
-    /// The block's id.
     pub id: String,
     /// The key, in any case.
     pub key: String,
@@ -181,7 +171,6 @@ pub struct PropertyRemoveArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct CollapseArgs {
-    /// The block's id.
     pub id: String,
     /// true folds, false unfolds.
     pub collapsed: bool,
@@ -191,12 +180,9 @@ pub struct CollapseArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct RefsArgs {
-    /// The block's id.
     pub id: String,
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -316,7 +302,7 @@ pub struct Refs {
 // Reads
 
 /// One block: its text, task state, properties, number of children, page and parent.
-#[tool(title = "Get block", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error> {
     let graph = ws.snapshot();
     let at = lookup::block(&graph, &args.id)?;
@@ -327,9 +313,8 @@ pub fn outl_block_get(ws: &Workspace, args: BlockRef) -> Result<BlockRead, Error
     })
 }
 
-/// A block and its subtree, every node with its id; a later slice comes in `outline` instead of
-/// `tree`.
-#[tool(title = "Block tree", read_only, idempotent, payload = json)]
+/// A block and its subtree; a later slice comes in `outline` instead of `tree`.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let graph = ws.snapshot();
@@ -352,8 +337,8 @@ pub fn outl_block_tree(ws: &Workspace, args: BlockTreeArgs) -> Result<BlockTree,
     Ok(tree)
 }
 
-/// The blocks referring to a block by `((id))`, with their page and text.
-#[tool(title = "Block references", read_only, idempotent, payload = json)]
+/// The blocks referring to a block by `((id))`.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
     let graph = ws.snapshot();
     lookup::page_of_block(&graph, &args.id)?;
@@ -373,9 +358,8 @@ pub fn outl_block_refs(ws: &Workspace, args: RefsArgs) -> Result<Refs, Error> {
 // ---------------------------------------------------------------------------------------------
 // Writes
 
-/// Add a block as the last child of `parent_id`, right after `after_id`, or at the end of
-/// `page`: one of the three. Returns its id.
-#[tool(title = "Insert block", payload = json)]
+/// Add a block where one of `parent_id`, `after_id` and `page` says; returns its id.
+#[tool(payload = json)]
 pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Error> {
     let (slug, anchor) = destination(
         &ws.snapshot(),
@@ -398,7 +382,7 @@ pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Err
 
 /// Replace a block's text. Its children, properties and, unless the new text gives its own,
 /// task marker, planning and logbook stay.
-#[tool(title = "Update block", destructive, idempotent, payload = json)]
+#[tool(destructive, idempotent, payload = json)]
 pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Error> {
     edit_block(ws, "block.update", &args.id, |page, block| {
         let text = match outline::task_marker(&args.text) {
@@ -417,7 +401,7 @@ pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Er
 }
 
 /// Delete a block and its children; returns how many.
-#[tool(title = "Delete block", destructive, payload = json)]
+#[tool(destructive, payload = json)]
 pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Error> {
     let slug = page_of(ws, &args.id)?;
     ws.edit("block.delete", &[&slug], |pages| {
@@ -432,9 +416,9 @@ pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Erro
     })
 }
 
-/// Move a block and its children to be the last child of `parent_id`, right after `after_id`,
-/// or at the end of `page` (one of the three), on any page.
-#[tool(title = "Move block", payload = json)]
+/// Move a block and its children, on any page, to where one of `parent_id`, `after_id` and
+/// `page` says.
+#[tool(payload = json)]
 pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> {
     let (from, (to, anchor)) = {
         let graph = ws.snapshot();
@@ -477,7 +461,7 @@ pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> 
 }
 
 /// Make a block the last child of the block above it.
-#[tool(title = "Indent block", payload = json)]
+#[tool(payload = json)]
 pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
     ws.edit("block.indent", &[&slug], |pages| {
@@ -507,7 +491,7 @@ pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error
 }
 
 /// Move a block out of its parent to right after it; its later siblings stay.
-#[tool(title = "Outdent block", payload = json)]
+#[tool(payload = json)]
 pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
     ws.edit("block.outdent", &[&slug], |pages| {
@@ -526,7 +510,7 @@ pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Erro
 }
 
 /// Set a block's task state (DONE ticks it), the rest of its text kept.
-#[tool(title = "Set task state", idempotent, payload = json)]
+#[tool(idempotent, payload = json)]
 pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error> {
     let marker = args.state.marker();
     edit_block(ws, "block.todo", &args.id, |page, block| {
@@ -540,7 +524,7 @@ pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error>
 }
 
 /// Set a block's property `key:: value`, replacing its value.
-#[tool(title = "Set block property", destructive, idempotent, payload = json)]
+#[tool(destructive, idempotent, payload = json)]
 pub fn outl_block_property_set(
     ws: &Workspace,
     args: PropertySetArgs,
@@ -581,7 +565,7 @@ pub fn outl_block_property_set(
 }
 
 /// Remove a property from a block, if it has it.
-#[tool(title = "Remove block property", destructive, idempotent, payload = json)]
+#[tool(destructive, idempotent, payload = json)]
 pub fn outl_block_property_remove(
     ws: &Workspace,
     args: PropertyRemoveArgs,
@@ -598,7 +582,7 @@ pub fn outl_block_property_remove(
 }
 
 /// Fold or unfold a block (`collapsed:: true`).
-#[tool(title = "Collapse block", idempotent, payload = json)]
+#[tool(idempotent, payload = json)]
 pub fn outl_block_collapse(ws: &Workspace, args: CollapseArgs) -> Result<Folded, Error> {
     edit_block(ws, "block.collapse", &args.id, |page, block| {
         let value = args.collapsed.then_some("true");

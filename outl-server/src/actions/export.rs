@@ -29,7 +29,6 @@ pub enum ImportMode {
 pub struct ImportArgs {
     /// A page, or the new page's name (case kept).
     pub name: String,
-    /// The markdown; page properties are refused when appending to a page.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
     /// `create` (PAGE_EXISTS if it exists), `replace` (unchanged blocks keep their ids) or
@@ -83,10 +82,8 @@ impl SliceNode for ExportedNode {
     }
 }
 
-/// A page's markdown exactly as its file holds it; its slices, joined, are the file. No ids:
-/// edit from outl_page_get.
+/// A page's markdown exactly as its file holds it; its slices, joined, are the file.
 #[tool(
-    title = "Export page as markdown",
     read_only,
     idempotent,
     payload = markdown(md, cut = cut),
@@ -101,9 +98,8 @@ pub fn outl_export_md(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkdow
 }
 
 /// A page as the parser's AST: `{properties, blocks}`, each block `{text, properties,
-/// children}`, task marker in the text, no ids. A block topping a slice names its parent's
-/// position (`parent`).
-#[tool(title = "Export page as JSON", read_only, idempotent, payload = json)]
+/// children}`, task marker in the text, no ids: a slice's `parent` is a position.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_export_json(ws: &Workspace, args: PageSliceArgs) -> Result<ExportedDocument, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = lookup::page(&ws.snapshot(), &args.slug)?.clone();
@@ -125,9 +121,9 @@ pub fn outl_export_json(ws: &Workspace, args: PageSliceArgs) -> Result<ExportedD
     Ok(exported)
 }
 
-/// Bring markdown into a page by name: create it, replace its content or append to it. Returns
-/// its slug, whether it was created, and the ids written.
-#[tool(title = "Import markdown", destructive, payload = json)]
+/// Bring markdown into a page by name: create it, replace its content, or append to it (page
+/// properties are refused then). Returns its slug, whether it was created, and the ids written.
+#[tool(destructive, payload = json)]
 pub fn outl_import_md(ws: &Workspace, args: ImportArgs) -> Result<Imported, Error> {
     let existing = ws.snapshot().resolve(&args.name).map(|p| p.slug.clone());
     let written = match (args.mode, existing) {

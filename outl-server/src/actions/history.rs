@@ -52,9 +52,9 @@ pub struct FrozenPage {
 }
 
 /// The workspace: its folder, its numbers of pages, journal days and blocks, the pages edited
-/// outside outl (writes refused until reconciled), what of `logseq/config.edn` could not be
-/// read, the files not served and why, and the outl version.
-#[tool(title = "Workspace info", read_only, idempotent, payload = json)]
+/// outside outl, what of `logseq/config.edn` could not be read, the files not served and why,
+/// and the outl version.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInfo, Error> {
     let graph = ws.snapshot();
     let journals = graph.journals().count();
@@ -84,10 +84,8 @@ pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInf
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct LogArgs {
-    /// Most ops.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -165,7 +163,7 @@ impl Replayed {
 
 /// The op log, newest first: each op's seq, time, kind and pages; `yours` marks this session's
 /// writes, and an undo or redo names its op.
-#[tool(title = "Op log", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_log(ws: &Workspace, args: LogArgs) -> Result<Log, Error> {
     // A cursor is the seq of the oldest op of the previous slice.
     let before = args
@@ -192,16 +190,16 @@ pub struct UndoArgs {
     pub op: Option<u64>,
 }
 
-/// Undo this session's newest write (never another client's), or with `op` any op of the log
-/// unless a later op changed its pages (CONFLICT names that op). Returns what changed back.
-#[tool(title = "Undo", destructive, payload = json)]
+/// Undo this session's newest write (never another client's), or with `op` any op unless a
+/// later op changed its pages (CONFLICT names that op). Returns what changed back.
+#[tool(destructive, payload = json)]
 pub fn outl_undo(ws: &Workspace, args: UndoArgs) -> Result<Replayed, Error> {
     ws.undo(args.op).map(Replayed::of)
 }
 
 /// Redo this session's newest undo, if it has written nothing since; returns what changed
 /// again.
-#[tool(title = "Redo", destructive, payload = json)]
+#[tool(destructive, payload = json)]
 pub fn outl_redo(ws: &Workspace, _args: NoArgs) -> Result<Replayed, Error> {
     ws.redo().map(Replayed::of)
 }

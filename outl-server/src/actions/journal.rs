@@ -29,12 +29,9 @@ const NEARBY_DAYS: usize = 5;
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct TodayArgs {
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -45,12 +42,9 @@ pub struct TodayArgs {
 pub struct DayArgs {
     /// `YYYY-MM-DD`.
     pub date: String,
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -63,10 +57,8 @@ pub struct DailyListArgs {
     pub from: Option<String>,
     /// The last day, `YYYY-MM-DD`.
     pub to: Option<String>,
-    /// Most days.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -74,7 +66,6 @@ pub struct DailyListArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct DailyAppendArgs {
-    /// The markdown.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
     /// `YYYY-MM-DD`; today when left out.
@@ -125,9 +116,8 @@ pub struct DailyWritten {
     pub blocks: pages::WrittenIds,
 }
 
-/// Today's journal, created if missing: its date, meta, outline with block ids, and markdown as
-/// stored.
-#[tool(title = "Today's journal", idempotent, payload = json)]
+/// Today's journal day as outl_daily_get reads one, created if missing.
+#[tool(idempotent, payload = json)]
 pub fn outl_daily_today(ws: &Workspace, args: TodayArgs) -> Result<DailyPage, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let page = ws.ensure_journal(today()?)?;
@@ -136,7 +126,7 @@ pub fn outl_daily_today(ws: &Workspace, args: TodayArgs) -> Result<DailyPage, Er
 
 /// A journal day: its date, meta, outline with block ids, and markdown as stored.
 /// PAGE_NOT_FOUND names the nearest days.
-#[tool(title = "Journal day", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_daily_get(ws: &Workspace, args: DayArgs) -> Result<DailyPage, Error> {
     let date = parse_date(&args.date, "/date")?;
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
@@ -148,7 +138,7 @@ pub fn outl_daily_get(ws: &Workspace, args: DayArgs) -> Result<DailyPage, Error>
 }
 
 /// Journal days, newest first, each with its number of blocks and of open tasks.
-#[tool(title = "List journal days", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_daily_list(ws: &Workspace, args: DailyListArgs) -> Result<DailyList, Error> {
     let from = args
         .from
@@ -193,7 +183,7 @@ pub fn outl_daily_list(ws: &Workspace, args: DailyListArgs) -> Result<DailyList,
 
 /// Append markdown blocks to a journal day, created if missing; returns the day and the blocks'
 /// ids.
-#[tool(title = "Append to journal", payload = json)]
+#[tool(payload = json)]
 pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyWritten, Error> {
     let date = match args.date.as_deref() {
         Some(date) => parse_date(date, "/date")?,

@@ -31,7 +31,6 @@ const REF_DEPTH: usize = 3;
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageRef {
-    /// The page.
     pub slug: String,
 }
 
@@ -39,17 +38,13 @@ pub struct PageRef {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageTreeArgs {
-    /// The page.
     pub slug: String,
     /// Levels of blocks; 1: the top level only.
     #[schemars(range(min = 1))]
     pub depth: Option<u32>,
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -58,14 +53,10 @@ pub struct PageTreeArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageSliceArgs {
-    /// The page.
     pub slug: String,
-    /// Most blocks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
-    /// Most tokens.
     #[schemars(range(min = 1))]
     pub budget: Option<u32>,
 }
@@ -91,12 +82,10 @@ pub struct PageListArgs {
     /// Only pages right inside it: `projects` lists `projects/apollo`, not
     /// `projects/apollo/notes`.
     pub namespace: Option<String>,
-    /// `page` (the default), `journal` or `all`.
+    /// `page` if left out.
     pub kind: Option<KindFilter>,
-    /// Most pages.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
     /// Also each page's file and last change.
     pub details: Option<bool>,
@@ -108,7 +97,6 @@ pub struct PageListArgs {
 pub struct PageCreateArgs {
     /// The name, case kept: `a/b` is in namespace `a`, an ISO date makes that journal day.
     pub name: String,
-    /// Its markdown; empty when left out.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: Option<String>,
 }
@@ -117,7 +105,6 @@ pub struct PageCreateArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageRenameArgs {
-    /// The page.
     pub slug: String,
     /// The new name, case kept.
     pub new_name: String,
@@ -127,9 +114,7 @@ pub struct PageRenameArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct PageWriteArgs {
-    /// The page.
     pub slug: String,
-    /// The markdown.
     #[schemars(length(max = MAX_MARKDOWN_CHARS))]
     pub md: String,
 }
@@ -138,12 +123,9 @@ pub struct PageWriteArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct BacklinksArgs {
-    /// The page.
     pub slug: String,
-    /// Most links.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -299,9 +281,8 @@ pub struct Reconciled {
 // ---------------------------------------------------------------------------------------------
 // Handlers
 
-/// Pages by slug, each with its name and block count; with `query`, the pages whose name or
-/// alias matches it, best first.
-#[tool(title = "List pages", read_only, idempotent, payload = json)]
+/// Pages by slug, each with its name and block count; with `query`, the best matches first.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Error> {
     if let Some(query) = &args.query
         && !query.chars().any(char::is_alphanumeric)
@@ -358,9 +339,8 @@ pub fn outl_page_list(ws: &Workspace, args: PageListArgs) -> Result<PageList, Er
     })
 }
 
-/// A page: its meta (its name, or a journal day's title, and page properties) and its outline,
-/// every block with its id.
-#[tool(title = "Read page", read_only, idempotent, payload = json)]
+/// A page: its meta (its name or a journal day's title, and page properties) and its outline.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Error> {
     let window = Window::of(args.limit, args.cursor.as_deref(), args.budget)?;
     let graph = ws.snapshot();
@@ -378,9 +358,8 @@ pub fn outl_page_get(ws: &Workspace, args: PageTreeArgs) -> Result<PageRead, Err
 }
 
 /// A page as markdown to read: block refs replaced by the text they name, `collapsed::` and
-/// `id::` left out. No ids: edit from outl_page_get.
+/// `id::` left out.
 #[tool(
-    title = "Render page",
     read_only,
     idempotent,
     payload = markdown(md, cut = cut),
@@ -404,14 +383,14 @@ pub fn outl_page_render(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkd
 
 /// Create a page; returns its slug, file and block ids. PAGE_EXISTS if the name is taken, in
 /// any case.
-#[tool(title = "Create page", payload = json)]
+#[tool(payload = json)]
 pub fn outl_page_create(ws: &Workspace, args: PageCreateArgs) -> Result<PageCreated, Error> {
     create(ws, &args.name, args.md.as_deref().unwrap_or_default())
 }
 
 /// Rename a page and its file, and rewrite every `[[link]]`, `#tag`, `tags::` and `alias::`
 /// naming it; returns the pages rewritten.
-#[tool(title = "Rename page", payload = json)]
+#[tool(payload = json)]
 pub fn outl_page_rename(ws: &Workspace, args: PageRenameArgs) -> Result<PageRenamed, Error> {
     // Each linking page's hash before, to tell which ones the rename rewrote.
     let (old_slug, linking) = {
@@ -443,7 +422,7 @@ pub fn outl_page_rename(ws: &Workspace, args: PageRenameArgs) -> Result<PageRena
 }
 
 /// Delete a page and its file; links to it stay.
-#[tool(title = "Delete page", destructive, payload = json)]
+#[tool(destructive, payload = json)]
 pub fn outl_page_delete(ws: &Workspace, args: PageRef) -> Result<PageDeleted, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
     let op = ws.delete_page(&slug)?;
@@ -461,23 +440,22 @@ pub fn outl_page_delete(ws: &Workspace, args: PageRef) -> Result<PageDeleted, Er
 
 /// Replace a page's whole markdown; blocks whose text is unchanged keep their ids. Returns the
 /// ids written and removed.
-#[tool(title = "Replace page", destructive, idempotent, payload = json)]
+#[tool(destructive, idempotent, payload = json)]
 pub fn outl_page_update(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritten, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
     replace(ws, &slug, &args.md)
 }
 
 /// Append markdown blocks to a page; returns their ids.
-#[tool(title = "Append to page", payload = json)]
+#[tool(payload = json)]
 pub fn outl_page_append(ws: &Workspace, args: PageWriteArgs) -> Result<PageWritten, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
     append(ws, &slug, &args.md)
 }
 
-/// The blocks linking to a page (`[[link]]`, `#tag`, `tags::`, an alias), each with its page,
-/// id and text, not the page's own; a page linking in its properties comes as its slug. Also
-/// for a linked page without a file.
-#[tool(title = "Page backlinks", read_only, idempotent, payload = json)]
+/// The blocks linking to a page (`[[link]]`, `#tag`, `tags::`, an alias), not the page's own,
+/// and the pages linking in their properties. Also for a linked page without a file.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backlinks, Error> {
     let graph = ws.snapshot();
     let targets = match lookup::page(&graph, &args.slug) {
@@ -509,10 +487,9 @@ pub fn outl_page_backlinks(ws: &Workspace, args: BacklinksArgs) -> Result<Backli
     })
 }
 
-/// Adopt a page file edited outside outl as it is, so writes to it are accepted again: edited
-/// and moved blocks keep their ids, new ones get ids, and outl's writes the file missed are
+/// Adopt a page file edited outside outl as it is: edited and moved blocks keep their ids, new ones get ids, and outl's writes the file missed are
 /// merged back. Returns how many blocks were kept and the ids changed, added and removed.
-#[tool(title = "Reconcile page", idempotent, payload = json)]
+#[tool(idempotent, payload = json)]
 pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, Error> {
     let slug = resolved_slug(ws, &args.slug)?;
     let Some(adopted) = ws.reconcile(&slug)? else {

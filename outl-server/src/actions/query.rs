@@ -65,13 +65,11 @@ impl Hit {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Words a block holds all of, in any form; "quoted words" as written, in order; Chinese,
-    /// Japanese or Korean by any two characters.
+    /// Words, each in any form; "quoted words" as written, in order; Chinese, Japanese or Korean
+    /// by any two characters.
     pub query: String,
-    /// Most hits.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -146,10 +144,8 @@ pub struct TasksArgs {
     pub state: Option<TaskFilter>,
     /// Only this page's tasks.
     pub page: Option<String>,
-    /// Most tasks.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -157,10 +153,8 @@ pub struct TasksArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
-    /// Most entries.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -170,10 +164,8 @@ pub struct ListArgs {
 pub struct TagArgs {
     /// With or without `#`.
     pub tag: String,
-    /// Most hits.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -186,10 +178,8 @@ pub struct PropertyQueryArgs {
     /// Only this value.
     #[schemars(length(max = MAX_TEXT_CHARS))]
     pub value: Option<String>,
-    /// Most hits.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
-    /// From `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -197,7 +187,6 @@ pub struct PropertyQueryArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct LinksArgs {
-    /// The page.
     pub slug: String,
 }
 
@@ -205,7 +194,6 @@ pub struct LinksArgs {
 #[derive(Debug, Deserialize, Serialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
 pub struct RecentArgs {
-    /// Most pages.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
 }
@@ -324,8 +312,8 @@ pub struct Recent {
 // Tools
 
 /// Full-text search: the pages whose name or alias holds every word (no id), then the blocks
-/// holding them all, best first, each with its page, id and a snippet.
-#[tool(title = "Search", read_only, idempotent, payload = json)]
+/// holding them all, best first, each with a `snippet` for its text.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_search(ws: &Workspace, args: SearchArgs) -> Result<SearchResults, Error> {
     if !args.query.chars().any(char::is_alphanumeric) {
         return Err(invalid_arguments(vec![Problem {
@@ -353,8 +341,8 @@ pub fn outl_search(ws: &Workspace, args: SearchArgs) -> Result<SearchResults, Er
     })
 }
 
-/// Task blocks, in page and document order, each with its page, id and text.
-#[tool(title = "Tasks", read_only, idempotent, payload = json)]
+/// Task blocks, in page and document order.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_tasks(ws: &Workspace, args: TasksArgs) -> Result<Hits, Error> {
     let graph = ws.snapshot();
     let only = match &args.page {
@@ -410,7 +398,7 @@ pub fn outl_tasks(ws: &Workspace, args: TasksArgs) -> Result<Hits, Error> {
 
 /// The tags in use (`#tag`, `#[[tag]]`, `tags::`), most used first, with how many blocks and
 /// pages carry each.
-#[tool(title = "Tags", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_tags(ws: &Workspace, args: ListArgs) -> Result<Tags, Error> {
     let graph = ws.snapshot();
     let tags = graph
@@ -429,8 +417,8 @@ pub fn outl_tags(ws: &Workspace, args: ListArgs) -> Result<Tags, Error> {
     })
 }
 
-/// The blocks carrying a tag, with their page, id and text, and the pages tagged by `tags::`.
-#[tool(title = "Tagged", read_only, idempotent, payload = json)]
+/// The blocks carrying a tag, and the pages tagged by `tags::`.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_tag_get(ws: &Workspace, args: TagArgs) -> Result<Hits, Error> {
     let graph = ws.snapshot();
     let tag = tag_name(&args.tag);
@@ -444,9 +432,8 @@ pub fn outl_tag_get(ws: &Workspace, args: TagArgs) -> Result<Hits, Error> {
     })
 }
 
-/// The blocks and pages with a property, each with its value; a block with its page, id and
-/// text.
-#[tool(title = "Property query", read_only, idempotent, payload = json)]
+/// The blocks and pages with a property, each with its `value`.
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_property_query(ws: &Workspace, args: PropertyQueryArgs) -> Result<PropertyHits, Error> {
     let graph = ws.snapshot();
     let holders = graph
@@ -466,7 +453,7 @@ pub fn outl_property_query(ws: &Workspace, args: PropertyQueryArgs) -> Result<Pr
 }
 
 /// The pages a page links to, in order, each saying whether it exists.
-#[tool(title = "Outgoing links", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
     let graph = ws.snapshot();
     let page = lookup::page(&graph, &args.slug)?;
@@ -494,7 +481,7 @@ pub fn outl_links(ws: &Workspace, args: LinksArgs) -> Result<Links, Error> {
 }
 
 /// The pages and journal days changed last, newest first, with when.
-#[tool(title = "Recent pages", read_only, idempotent, payload = json)]
+#[tool(read_only, idempotent, payload = json)]
 pub fn outl_recent(ws: &Workspace, args: RecentArgs) -> Result<Recent, Error> {
     let graph = ws.snapshot();
     let mut pages: Vec<&Page> = graph.pages().collect();

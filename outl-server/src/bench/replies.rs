@@ -30,7 +30,7 @@ const TOTAL_TARGET_PERCENT: f64 = 65.0;
 const DAILY_TODAY_TARGET_PERCENT: f64 = 70.0;
 /// Keys listed per tool in the report's last column.
 const COSTLIEST_SHOWN: usize = 4;
-/// The most tokens the tool definitions a model reads may take, every tool's together.
+/// The most tokens the `tools/list` result may take as sent, every tool's definition together.
 const TOOLS_LIST_TARGET_TOKENS: u64 = 4_000;
 
 #[derive(Debug, Args)]
@@ -104,8 +104,7 @@ pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
 
 /// `tools/list` in bytes and o200k tokens: the whole result as the server sends it, and the
 /// part of it a host hands the model as its tool definitions, each tool's `name`,
-/// `description` and `inputSchema` (titles and annotations are for the host, which shows the
-/// one and decides on the others).
+/// `description` and `inputSchema` (the annotations are for the host to decide on).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ToolsList {
     pub bytes: u64,
@@ -322,9 +321,9 @@ fn print_report(
         ),
     }
     println!(
-        "| the tool definitions a model reads at most {TOOLS_LIST_TARGET_TOKENS} tokens | {} tokens | {} |\n",
-        tools_list.read_tokens,
-        yes_no(tools_list.read_tokens <= TOOLS_LIST_TARGET_TOKENS)
+        "| `tools/list`, as sent, at most {TOOLS_LIST_TARGET_TOKENS} tokens | {} tokens | {} |\n",
+        tools_list.tokens,
+        yes_no(tools_list.tokens <= TOOLS_LIST_TARGET_TOKENS)
     );
 
     println!("<details><summary>The calls measured</summary>\n");
@@ -677,14 +676,14 @@ mod tests {
     }
 
     #[test]
-    fn the_tool_definitions_a_model_reads_fit_their_budget() {
+    fn tools_list_fits_its_budget() {
         let bpe = tiktoken_rs::o200k_base().expect("o200k_base ships with tiktoken-rs");
         let listed = ToolsList::measure(&bpe);
         assert!(
-            listed.read_tokens <= TOOLS_LIST_TARGET_TOKENS,
-            "the tool definitions take {} tokens, over {TOOLS_LIST_TARGET_TOKENS}: say what \
-             every tool shares in the server's instructions, once",
-            listed.read_tokens
+            listed.tokens <= TOOLS_LIST_TARGET_TOKENS,
+            "tools/list takes {} tokens, over {TOOLS_LIST_TARGET_TOKENS}: say what every tool \
+             shares in the server's instructions, once",
+            listed.tokens
         );
         assert!(listed.read_tokens < listed.tokens && listed.read_bytes < listed.bytes);
     }

@@ -50,7 +50,7 @@ pub fn contract(registry: &Registry) -> String {
     tables.join("\n")
 }
 
-/// docs/tools.md: for each tool its name, title, payload, parameters, and what a markdown
+/// docs/tools.md: for each tool its name, payload, parameters, and what a markdown
 /// payload drops and why.
 pub fn markdown(registry: &Registry) -> String {
     let mut out = format!(
@@ -64,15 +64,14 @@ pub fn markdown(registry: &Registry) -> String {
          What the server's `instructions` tell the model at `initialize`, once for all tools:\n\n\
          {INSTRUCTIONS}\n\n\
          ## The tools\n\n\
-         | tool | title | payload | hints |\n| --- | --- | --- | --- |\n",
+         | tool | payload | hints |\n| --- | --- | --- |\n",
     );
     for tool in registry.tools() {
         let spec = &tool.spec;
         let _ = writeln!(
             out,
-            "| [`{name}`](#{name}) | {title} | {payload} | {hints} |",
+            "| [`{name}`](#{name}) | {payload} | {hints} |",
             name = spec.name,
-            title = escape_cell(spec.title),
             payload = payload_label(spec.payload),
             hints = hints(tool),
         );
@@ -87,9 +86,8 @@ fn tool_section(out: &mut String, tool: &ToolEntry) {
     let spec = &tool.spec;
     let _ = write!(
         out,
-        "\n### {name}\n\n**{title}** · payload {payload} · {hints}\n\n{description}\n",
+        "\n### {name}\n\npayload {payload} · {hints}\n\n{description}\n",
         name = spec.name,
-        title = spec.title,
         payload = payload_label(spec.payload),
         hints = hints(tool),
         description = spec.description.trim(),

@@ -22,6 +22,12 @@ pub use self::args::{
 use crate::workspace::Workspace;
 use crate::{Error, ErrorCode};
 
+/// The arguments that mean the same in every tool that takes them (a page, a block, markdown to
+/// write, a slice's size, where it continues, the reply's size), described once, in the server's instructions
+/// (`mcp::server::INSTRUCTIONS`), instead of in each `inputSchema`: an argument field of one
+/// of these names has no doc comment, and every other one has (checked at compile time).
+pub const SHARED_ARGS: [&str; 6] = ["slug", "id", "md", "limit", "cursor", "budget"];
+
 /// How a success reply is projected onto the MCP wire (RFC 0276 decision 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Payload {
@@ -65,7 +71,6 @@ pub struct Annotations {
 #[derive(Debug, Clone, Copy)]
 pub struct ToolSpec {
     pub name: &'static str,
-    pub title: &'static str,
     /// The handler's doc comment.
     pub description: &'static str,
     pub payload: Payload,

@@ -41,13 +41,14 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 pub const INSTRUCTIONS: &str = "\
 outl serves one outliner workspace: markdown pages of nested blocks, and a journal page per day.
 
-Pages: a page argument takes the page's name, its slug (the name lowercased) or an alias \
-(`alias::`), in any case; a journal day also by its date (2026-11-30) or its title \
-(Nov 30th, 2026). Blocks: block tools take a block's short id, found in the `outline` of \
-outl_page_get, outl_daily_today, outl_daily_get and outl_block_tree and in search and list \
-hits, never in markdown.
+Pages: a page argument (`slug`, `page`) takes the page's name, its slug (the name lowercased) \
+or an alias (`alias::`), in any case; a journal day also by its date (2026-11-30) or its title \
+(Nov 30th, 2026). Blocks: a block argument (`id`, `parent_id`, `after_id`) takes a block's short \
+id, found in the `outline` of outl_page_get, outl_daily_today, outl_daily_get and \
+outl_block_tree and in hits, never in markdown. A hit of a search or list is a block's `page` \
+(slug), `id` and `text`, or a page's `page` alone.
 
-Markdown to write: `- ` bullets, a tab per level; `key:: value` lines under a bullet are its \
+Markdown to write (`md`): `- ` bullets, a tab per level; `key:: value` lines under a bullet are its \
 properties, before the first bullet the page's; a block starting with TODO, DOING, DONE, \
 LATER, NOW, WAITING or CANCELED is a task. A block's SCHEDULED/DEADLINE lines and \
 :LOGBOOK: drawer are read as `scheduled`, `deadline` and `logbook` beside its text, and a \
@@ -63,10 +64,7 @@ tokens or `budget` (up to 50,000). A read cut short carries `next_cursor` and `r
 its `parent`. A write of more than 200 blocks lists the ids of its top-level blocks only, with \
 `ids_total`.
 
-Undo: every write is an op of outl_log and can be undone. outl_undo reverts this session's \
-newest write, never another client's; outl_undo {\"op\": seq} undoes any op of the log unless \
-a later op changed its pages (CONFLICT names that op); outl_redo redoes this session's newest \
-undo.
+Undo: every write is an op of outl_log, which outl_undo can undo and outl_redo redo.
 
 Errors: a failed call returns isError and structuredContent.error {code, message, data}, data \
 saying what to do next: PAGE_NOT_FOUND suggests pages, INVALID_ARGUMENTS lists each problem, \
@@ -229,7 +227,6 @@ fn tool_definition(tool: &ToolEntry) -> Tool {
         spec.description,
         Arc::new(tool.input_schema().clone()),
     )
-    .with_title(spec.title)
     .with_annotations(hints(spec.annotations))
 }
 
@@ -321,6 +318,11 @@ mod tests {
                 "{} declares an outputSchema",
                 tool["name"]
             );
+            assert!(
+                tool.get("title").is_none(),
+                "{} sends a title",
+                tool["name"]
+            );
             assert_eq!(tool["annotations"]["openWorldHint"], false);
             assert_eq!(tool["inputSchema"]["type"], "object");
         }
@@ -354,6 +356,16 @@ mod tests {
             assert!(
                 INSTRUCTIONS.contains(&stated),
                 "the instructions do not say {stated:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_instructions_describe_the_shared_arguments() {
+        for arg in crate::mcp::registry::SHARED_ARGS {
+            assert!(
+                INSTRUCTIONS.contains(&format!("`{arg}`")),
+                "no inputSchema describes `{arg}`, and the instructions do not name it"
             );
         }
     }
@@ -396,7 +408,6 @@ mod tests {
     impl RegisteredTool for Panics {
         const SPEC: ToolSpec = ToolSpec {
             name: "test_panics",
-            title: "Panics",
             description: "Panics.",
             payload: Payload::Json,
             drops: &[],

@@ -37,7 +37,6 @@ mod pages {
     ///
     /// The slug comes back as sent.
     #[tool(
-        title = "Render page",
         name = "pages.render-v2",
         read_only,
         idempotent,
@@ -56,20 +55,20 @@ mod pages {
     }
 
     /// Export a page as markdown, in slices.
-    #[tool(title = "Export page", read_only, payload = markdown(md, cut = cut))]
+    #[tool(read_only, payload = markdown(md, cut = cut))]
     pub fn export(_ws: &Workspace, _args: NoArgs) -> std::result::Result<Slice, Error> {
         Ok(Slice { md: String::new(), cut: None })
     }
 }
 
 /// Delete the workspace's caches; the io::Error converts into the tool's error.
-#[tool(title = "Clear caches", destructive, payload = json)]
+#[tool(destructive, payload = json)]
 pub fn r#clear_caches(_ws: &Workspace, _args: NoArgs) -> Result<Vec<u32>, std::io::Error> {
     Ok(Vec::new())
 }
 
 /// Report the workspace.
-#[tool(title = "Info", idempotent, payload = json)]
+#[tool(idempotent, payload = json)]
 fn info(_ws: &Workspace, NoArgs {}: NoArgs) -> Result<serde_json::Value, Error> {
     Ok(serde_json::json!({}))
 }

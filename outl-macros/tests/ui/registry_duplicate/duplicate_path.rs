@@ -7,7 +7,7 @@ mod info {
     use super::*;
 
     /// Report the workspace.
-    #[tool(name = "workspace_info", title = "Info", read_only, payload = json)]
+    #[tool(name = "workspace_info", read_only, payload = json)]
     pub fn info(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
         Ok(String::new())
     }

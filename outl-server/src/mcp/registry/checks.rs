@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Field, Justification, Payload, ToolSpec};
+use super::{Field, Justification, Payload, SHARED_ARGS, ToolSpec};
 
 /// A compile-time message: `const fn`s cannot allocate, so text is appended into a fixed
 /// buffer (cut at a character boundary if it ever overflows).
@@ -419,27 +419,48 @@ pub const fn arg_field(tool: &str, args: &str, fields: &[Field], name: &str) -> 
     msg
 }
 
-/// Every argument field has a description for `inputSchema`.
+/// Every argument field has a description for `inputSchema`, but for the arguments the
+/// server's instructions describe for every tool ([`SHARED_ARGS`]), which have none, so that
+/// the model reads what each means once.
 pub const fn documented_args(tool: &str, args: &str, fields: &[Field]) -> Msg {
-    let mut msg = Msg::new();
+    let mut undocumented = Msg::new();
+    let mut redescribed = Msg::new();
     let mut i = 0;
     while i < fields.len() {
-        if !fields[i].documented {
-            if msg.is_empty() {
-                msg.push("`");
-                msg.push(tool);
-                msg.push("`: argument fields without a doc comment in `");
-                msg.push(args);
-                msg.push("`: `");
-            } else {
-                msg.push("`, `");
-            }
-            msg.push(fields[i].name);
-        }
+        let shared = contains(&SHARED_ARGS, fields[i].name);
+        let list = if shared && fields[i].documented {
+            &mut redescribed
+        } else if !shared && !fields[i].documented {
+            &mut undocumented
+        } else {
+            i += 1;
+            continue;
+        };
+        list.push(if list.is_empty() { "`" } else { "`, `" });
+        list.push(fields[i].name);
         i += 1;
     }
-    if !msg.is_empty() {
+    let mut msg = Msg::new();
+    if !undocumented.is_empty() {
+        msg.push("`");
+        msg.push(tool);
+        msg.push("`: argument fields without a doc comment in `");
+        msg.push(args);
+        msg.push("`: ");
+        msg.push(undocumented.as_str());
         msg.push("`.\nEach property of the inputSchema is described by its field's doc comment, and that description is all the model reads about it: add a `///` line to each.");
+    }
+    if !redescribed.is_empty() {
+        if !msg.is_empty() {
+            msg.push("\n");
+        }
+        msg.push("`");
+        msg.push(tool);
+        msg.push("`: argument fields with a doc comment in `");
+        msg.push(args);
+        msg.push("`: ");
+        msg.push(redescribed.as_str());
+        msg.push("`.\nThe server's instructions say once, for every tool, what these arguments mean; a description in each inputSchema would say it again in every `tools/list`: remove the `///` lines, or give the field another name if it means something else here.");
     }
     msg
 }
