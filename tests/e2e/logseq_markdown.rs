@@ -462,3 +462,57 @@ fn planning_lines_and_logbooks_are_fields_and_writes_keep_them_byte_for_byte() {
     assert_eq!(report["scheduled"], "2024-05-20 Mon");
     s.finish();
 }
+
+/// Blocks whose properties Logseq reads below their text: an `id::` line after a body line,
+/// and an org-style `:PROPERTIES:` drawer under a heading, as pages imported from org-roam
+/// hold them; another page refers to both by UUID.
+const LATE_IDS: [(&str, &str); 2] = [
+    (
+        "pages/notes.md",
+        "- a thought\n  that goes on\n  id:: 65a1b2c3-0000-4000-8000-00000000000a\n- ## Clojure\n  :PROPERTIES:\n  :ID:  65a1b2c3-0000-4000-8000-00000000000b\n  :END:\n  a lisp\n",
+    ),
+    (
+        "pages/refs.md",
+        "- see ((65a1b2c3-0000-4000-8000-00000000000a))\n- and ((65a1b2c3-0000-4000-8000-00000000000b))\n",
+    ),
+];
+
+#[test]
+fn ids_below_the_text_and_in_drawers_resolve_and_edits_keep_their_lines() {
+    let ws = workspace_with(&LATE_IDS);
+    let mut s = StdioSession::initialized(ws.path());
+    let notes = json_payload(&s.call("outl_page_get", json!({ "slug": "notes" })));
+    assert_eq!(
+        column(&notes["outline"], "text"),
+        ["a thought\nthat goes on", "## Clojure\na lisp"]
+    );
+    assert!(!notes.to_string().contains("65a1b2c3"), "{notes}");
+    for node in notes["outline"].as_array().unwrap() {
+        let back = json_payload(&s.call("outl_block_refs", json!({ "id": node["id"] })));
+        assert_eq!(back["total"], 1, "{back}");
+    }
+    let refs = json_payload(&s.call("outl_page_get", json!({ "slug": "refs" })));
+    assert!(!refs.to_string().contains("65a1b2c3"), "{refs}");
+
+    // Edited, each block keeps its id line where it was, and its drawer.
+    for (node, edited) in notes["outline"].as_array().unwrap().iter().zip([
+        "a thought, edited\nthat goes on",
+        "## Clojure, edited\na lisp",
+    ]) {
+        json_payload(&s.call(
+            "outl_block_update",
+            json!({ "id": node["id"], "text": edited }),
+        ));
+    }
+    let before = LATE_IDS[0].1;
+    assert_eq!(
+        changed_lines(before, &read(ws.path(), "pages/notes.md")),
+        [
+            "-- a thought\n",
+            "+- a thought, edited\n",
+            "-- ## Clojure\n",
+            "+- ## Clojure, edited\n",
+        ]
+    );
+    s.finish();
+}

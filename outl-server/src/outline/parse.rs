@@ -161,6 +161,11 @@ struct OpenBlock<'a> {
     properties: Properties,
     /// Still right under the first line, where `key:: value` lines are properties.
     in_properties: bool,
+    /// Where the block's text stands for properties below it: mldoc reads a run of
+    /// `key:: value` lines anywhere in a block's text as properties, and Logseq takes the
+    /// first run, so a block without properties under its first line takes its first run in
+    /// its text.
+    later_properties: LaterProperties,
     /// Whether the bullet's line began the text; if it held a property instead, the text
     /// begins with the first line after the properties.
     titled: bool,
@@ -204,6 +209,7 @@ impl<'a> OpenBlock<'a> {
             first_line: unescape(first_line, LinePlace::First).into_owned(),
             properties: Properties::new(),
             in_properties: true,
+            later_properties: LaterProperties::Possible,
             titled: true,
             unbulleted: None,
             body: Vec::new(),
@@ -253,7 +259,25 @@ impl<'a> OpenBlock<'a> {
             self.drawer = Some(vec![line.to_owned()]);
             return;
         }
-        self.in_properties = false;
+        if self.in_properties {
+            self.in_properties = false;
+            if !self.properties.is_empty() {
+                self.later_properties = LaterProperties::Done;
+            }
+        }
+        if self.later_properties != LaterProperties::Done && self.fence.is_none() {
+            match property_line(rest) {
+                Some((key, value)) if !self.properties.contains_key(key) => {
+                    self.properties.insert(key.to_owned(), value.to_owned());
+                    self.later_properties = LaterProperties::Open;
+                    return;
+                }
+                _ if self.later_properties == LaterProperties::Open => {
+                    self.later_properties = LaterProperties::Done;
+                }
+                _ => {}
+            }
+        }
         for blank in std::mem::take(&mut self.pending_blanks) {
             self.body
                 .push(strip_columns(blank, self.text_col).into_owned());
@@ -318,6 +342,16 @@ impl<'a> OpenBlock<'a> {
             children: self.children,
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LaterProperties {
+    /// No property yet: a run of them may come.
+    Possible,
+    /// Reading the run.
+    Open,
+    /// The block has its properties; later `key:: value` lines are text.
+    Done,
 }
 
 /// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go

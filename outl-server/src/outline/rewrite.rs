@@ -376,6 +376,7 @@ impl Surgical<'_> {
         let (former, mut fresh) = (keyed(former), keyed(fresh));
         if self.style.syntax == Syntax::Markdown {
             keep_properties_drawer(&former, &mut fresh);
+            keep_properties_below_the_text(&former, &mut fresh);
         }
         if former.len().saturating_mul(fresh.len()) > MAX_MATCHED_CELLS {
             return fresh.into_iter().map(|(_, _, raw)| raw).collect();
@@ -471,6 +472,32 @@ const MAX_MATCHED_CELLS: usize = 1 << 22;
 
 /// A block's lines, each as (first line?, what it says, its bytes).
 type KeyedLines = Vec<(bool, String, String)>;
+
+/// Where `former` held its properties below lines of its text (read as properties, as mldoc
+/// reads them) and `fresh` writes the same properties right under its first line, puts the
+/// former's property lines back after as many lines as they followed.
+fn keep_properties_below_the_text(former: &KeyedLines, fresh: &mut KeyedLines) {
+    let said = |line: &(bool, String, String)| split_indent(&line.1).1.trim_end().to_owned();
+    let is_property = |line: &(bool, String, String)| property_line(&said(line)).is_some();
+    if former.get(1).is_none_or(is_property) {
+        return;
+    }
+    let Some(start) = former.iter().skip(1).position(is_property).map(|at| at + 1) else {
+        return;
+    };
+    let len = former[start..]
+        .iter()
+        .take_while(|line| is_property(line))
+        .count();
+    let run: Vec<String> = former[start..start + len].iter().map(said).collect();
+    let written: Vec<String> = fresh.iter().skip(1).take(len).map(said).collect();
+    if written != run {
+        return;
+    }
+    fresh.drain(1..1 + len);
+    let at = start.min(fresh.len());
+    fresh.splice(at..at, former[start..start + len].iter().cloned());
+}
 
 /// Where `former` held its properties in a `:PROPERTIES:` drawer and `fresh` writes the same
 /// properties as `key:: value` lines, puts the drawer's lines in their place, so that they

@@ -143,8 +143,8 @@ pub(crate) enum LinePlace {
     /// there.
     First,
     /// A later line. `first` marks the line right after the properties, where a `key:: value`
-    /// line would be read as one more property; `in_fence` marks lines inside a code fence,
-    /// where bullets and fences are text.
+    /// line would be read as one more property, even in a fence; `in_fence` marks lines inside
+    /// a code fence, where bullets, fences and properties are text.
     Body { first: bool, in_fence: bool },
 }
 
@@ -161,7 +161,9 @@ pub(crate) fn is_escapable(rest: &str, place: LinePlace) -> bool {
         LinePlace::Body { first, in_fence } => {
             (first && property_line(unescaped).is_some())
                 || (!in_fence
-                    && (bullet_text(unescaped).is_some() || Fence::opened_by(unescaped).is_some()))
+                    && (bullet_text(unescaped).is_some()
+                        || Fence::opened_by(unescaped).is_some()
+                        || property_line(unescaped).is_some()))
         }
     }
 }
@@ -318,7 +320,7 @@ mod tests {
         assert_eq!(unescape("\\- a", body), "- a");
         assert_eq!(unescape("  \\- a", body), "  - a");
         assert_eq!(unescape("\\\\- a", body), "\\- a");
-        assert_eq!(unescape("\\k:: v", body), "\\k:: v");
+        assert_eq!(unescape("\\k:: v", body), "k:: v");
         assert_eq!(unescape("\\k:: v", first_body), "k:: v");
         assert_eq!(unescape("\\- a", fenced), "\\- a");
         assert_eq!(unescape("\\frac{a}{b}", body), "\\frac{a}{b}");

@@ -79,11 +79,31 @@ fn multi_line_text_and_properties() {
 }
 
 #[test]
-fn properties_only_directly_under_the_first_line() {
-    let doc = parse("- a\n  text\n  k:: v\n- b\n\n  k:: v\n");
-    assert_eq!(doc.blocks, [leaf("a\ntext\nk:: v"), leaf("b\n\nk:: v")]);
-    let repeated = parse("- a\n  k:: 1\n  k:: 2\n");
-    assert_eq!(repeated.blocks, [node("a\nk:: 2", &[("k", "1")], vec![])]);
+fn a_block_takes_its_first_run_of_property_lines() {
+    // As Logseq reads mldoc's AST: the first run of `key:: value` lines, under the first line
+    // or below the text; a later run is text, and so is one inside a fence.
+    let doc = parse("- a\n  text\n  k:: v\n  j:: w\n  more\n- b\n\n  k:: v\n");
+    assert_eq!(
+        doc.blocks,
+        [
+            node("a\ntext\nmore", &[("k", "v"), ("j", "w")], vec![]),
+            node("b", &[("k", "v")], vec![])
+        ]
+    );
+    let repeated = parse("- a\n  k:: 1\n  k:: 2\n  text\n  j:: 3\n");
+    assert_eq!(
+        repeated.blocks,
+        [node("a\nk:: 2\ntext\nj:: 3", &[("k", "1")], vec![])]
+    );
+    let fenced = parse("- a\n  ```\n  k:: v\n  ```\n");
+    assert_eq!(fenced.blocks, [leaf("a\n```\nk:: v\n```")]);
+    // A text line that would read so is escaped, and reads back as it was.
+    let text = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![leaf("a\ntext\nk:: v")],
+    };
+    assert_eq!(parse(&serialize(&text)), text);
 }
 
 #[test]
@@ -279,7 +299,7 @@ fn texts_that_look_like_structure_are_escaped() {
     let md = serialize(&doc);
     assert_eq!(
         md,
-        "- a\n  \\- not a child\n  k:: v\n- b\n  p:: 1\n  \\k:: v\n- \\```\n\t- \\- literal backslash\n-\n  id:: x\n"
+        "- a\n  \\- not a child\n  \\k:: v\n- b\n  p:: 1\n  \\k:: v\n- \\```\n\t- \\- literal backslash\n-\n  id:: x\n"
     );
     assert_eq!(parse(&md), doc);
 }
