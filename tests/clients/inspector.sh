@@ -58,8 +58,8 @@ export EXPECTED
 run_inspector stdio-tools-list "$OUTL_BIN" mcp --workspace "$stdio_workspace" --method tools/list
 json_check "$workdir/stdio-tools-list.json" "inspector stdio tools/list: the registry's tools, in order" \
     'JSON.stringify(out.tools.map(t => t.name)) === JSON.stringify(expected.tools.map(t => t.name)) && out.tools.length > 0'
-json_check "$workdir/stdio-tools-list.json" "inspector stdio tools/list: title, annotations and an object inputSchema on every tool, no outputSchema" \
-    'out.tools.every(t => t.title && t.annotations && t.inputSchema.type === "object" && !("outputSchema" in t))'
+json_check "$workdir/stdio-tools-list.json" "inspector stdio tools/list: annotations and an object inputSchema on every tool, no title, no outputSchema" \
+    'out.tools.every(t => !("title" in t) && t.annotations && t.inputSchema.type === "object" && !("outputSchema" in t))'
 
 # tools/call over stdio: the payload once, as compact JSON text, describing this workspace.
 count_md() { find "$1" -maxdepth 1 -name '*.md' | wc -l | tr -d ' '; }
