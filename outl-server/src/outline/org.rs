@@ -443,6 +443,16 @@ pub(super) fn write_block_lines(
     for (line, verbatim) in body[planning..].iter().zip(&verbatim[planning..]) {
         body_line(line, *verbatim, out);
     }
+    // mldoc reads a quote on until a blank line, the next headline included: a block that
+    // ends with a quote line gets one after it (reading takes it for layout).
+    let last = match body.last() {
+        Some(line) => Some(*line),
+        None if properties.is_empty() => Some(first),
+        None => None,
+    };
+    if last.is_some_and(|line| line.trim_start().starts_with('>')) {
+        out.push('\n');
+    }
 }
 
 /// What reading takes off a text line of a block under `stars`: the stars and a space.
@@ -500,6 +510,15 @@ mod tests {
         );
         assert_eq!(starts.len(), 3);
         assert!(page[starts[1]..].starts_with("*** TODO"));
+    }
+
+    #[test]
+    fn a_block_ending_in_a_quote_is_followed_by_a_blank_line() {
+        let page = "* a\n> quoted\n* > b\n* c\n";
+        let doc = parse_org_with_starts(page).0;
+        let written = serialize_org(&doc);
+        assert_eq!(written, "* a\n> quoted\n\n* > b\n\n* c\n");
+        assert_eq!(parse_org_with_starts(&written).0, doc);
     }
 
     #[test]
