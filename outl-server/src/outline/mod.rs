@@ -36,8 +36,10 @@
 //!   is not a property: the line is text, so nothing is lost.
 //! - A text line opening a **code fence** (three or more backticks or tildes; on a block's first
 //!   line also after a heading's marks, `## ```js`, as mldoc reads it) starts verbatim
-//!   text up to the closing fence: inside it, `- ` lines are not bullets. A less indented
-//!   line, which cannot belong to the block, ends a fence that was never closed.
+//!   text up to the closing fence: inside it, `- ` lines are not bullets. An opener that no
+//!   later line of the page closes is no fence (mldoc reads it as text, and the lines after
+//!   it as what they are), and a less indented line, which cannot belong to the block, ends a
+//!   fence.
 //! - A **blank line** between text lines of a block is text. At the end of a block it is text
 //!   only if it is indented to the block's text column (that is how a text ending in an
 //!   empty line is written); otherwise it is layout and dropped.

@@ -2,8 +2,8 @@
 
 use super::front_matter::{front_matter_properties, split_front_matter};
 use super::syntax::{
-    Fence, LinePlace, bullet_text, columns, drawer_property, lines_at, property_line, split_indent,
-    strip_columns, unescape,
+    Fence, LinePlace, bullet_text, columns, drawer_property, lines, lines_at, property_line,
+    split_indent, strip_columns, unescape,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
@@ -30,6 +30,7 @@ pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
     };
     for (offset, line) in lines_at(markdown, rest) {
         parser.line(line, offset);
+        parser.drop_unclosed_fence(markdown, offset + line.len());
     }
     let starts = std::mem::take(&mut parser.starts);
     (parser.finish(), starts)
@@ -44,9 +45,37 @@ struct Parser<'a> {
     open: Vec<OpenBlock<'a>>,
     /// The offset of the line that opened each block so far.
     starts: Vec<usize>,
+    /// For backtick and tilde fences: from which offset on no closing run of at least this
+    /// length comes, once a look found none, so that many lone openers cost one look.
+    no_closer: [Option<(usize, usize)>; 2],
 }
 
 impl<'a> Parser<'a> {
+    /// A fence the line just read opened is no fence if no later line of `markdown` (from
+    /// `after`) closes it: mldoc reads an unclosed fence as text, and the lines after it as
+    /// what they are.
+    fn drop_unclosed_fence(&mut self, markdown: &str, after: usize) {
+        let Some(block) = self.open.last_mut() else {
+            return;
+        };
+        let Some(fence) = block
+            .fence
+            .filter(|_| std::mem::take(&mut block.fence_unchecked))
+        else {
+            return;
+        };
+        let slot = &mut self.no_closer[usize::from(fence.char() == b'~')];
+        if slot.is_some_and(|(from, len)| after >= from && fence.len() >= len) {
+            block.fence = None;
+            return;
+        }
+        let closed = lines(&markdown[after..]).any(|line| fence.is_closed_by(split_indent(line).1));
+        if !closed {
+            block.fence = None;
+            *slot = Some((after, fence.len()));
+        }
+    }
+
     fn line(&mut self, line: &'a str, offset: usize) {
         let (indent, rest) = split_indent(line);
         if rest.is_empty() {
@@ -179,6 +208,9 @@ struct OpenBlock<'a> {
     /// that does not belong in one makes them text again.
     drawer: Option<Vec<String>>,
     fence: Option<Fence>,
+    /// The fence was opened by the last line, and whether a later line closes it is still to
+    /// be seen.
+    fence_unchecked: bool,
     children: Vec<OutlineNode>,
 }
 
@@ -216,6 +248,7 @@ impl<'a> OpenBlock<'a> {
             pending_blanks: Vec::new(),
             drawer: None,
             fence: Fence::opened_by_first_line(rest),
+            fence_unchecked: true,
             children: Vec::new(),
         }
     }
@@ -292,7 +325,10 @@ impl<'a> OpenBlock<'a> {
         self.fence = match self.fence {
             Some(fence) if fence.is_closed_by(rest) => None,
             Some(fence) => Some(fence),
-            None => Fence::opened_by(rest),
+            None => {
+                self.fence_unchecked = true;
+                Fence::opened_by(rest)
+            }
         };
     }
 

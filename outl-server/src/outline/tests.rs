@@ -179,8 +179,15 @@ fn a_fence_keeps_its_lines_verbatim() {
         ]
     );
     assert_eq!(serialize(&doc), md);
+    // As mldoc reads it, a fence no later line closes is no fence: the lines after it are
+    // what they are (here a child block), up to the end of the page.
     let unclosed = parse("- a\n  ```\n  - inside\n- outside");
-    assert_eq!(unclosed.blocks, [leaf("a\n```\n- inside"), leaf("outside")]);
+    assert_eq!(
+        unclosed.blocks,
+        [node("a\n```", &[], vec![leaf("inside")]), leaf("outside")]
+    );
+    let headings = parse("## h\n```\nx\n\n## TODO b\n");
+    assert_eq!(headings.blocks.len(), 2, "{headings:?}");
 }
 
 #[test]
