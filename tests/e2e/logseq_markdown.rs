@@ -13,7 +13,8 @@ fn read(root: &Path, path: &str) -> String {
     std::fs::read_to_string(root.join(path)).expect("read a page")
 }
 
-/// A journal day with a task of every marker Logseq reads, one of them in a heading.
+/// A journal day with a task of every marker Logseq reads, one of them in a heading, and two
+/// markers that are words.
 const TASKS: &str = "\
 - TODO write the report
 - DOING review [[Budget]]
@@ -27,6 +28,9 @@ const TASKS: &str = "\
 - CANCELED the old plan
 - CANCELLED the other plan
 - ## TODO a heading task
+- TODO
+- DONE
+  a marker on a line of its own is a word, as mldoc reads it
 ";
 
 #[test]
@@ -78,9 +82,12 @@ fn every_logseq_marker_is_a_task_in_its_own_spelling() {
             "DONE",
             "CANCELED",
             "CANCELLED",
-            "TODO"
+            "TODO",
+            "",
+            ""
         ]
     );
+    assert_eq!(nodes[12]["text"], "TODO");
     // A heading task's marker sits after its `#` marks.
     assert_eq!(nodes[11]["text"], "## a heading task");
 

@@ -178,7 +178,9 @@ fn leading_marker(text: &str) -> Option<TaskMarker> {
     ) {
         return None;
     }
-    let first_word = text.split([' ', '\t', '\n', '\r']).next().unwrap_or(text);
+    // As mldoc reads it, a marker is followed by a space or a tab: `TODO` alone, or on a line
+    // of its own above the text, is a word.
+    let (first_word, _) = text.split_once([' ', '\t'])?;
     TaskMarker::ALL
         .into_iter()
         .find(|marker| marker.as_str() == first_word)
@@ -193,11 +195,9 @@ pub fn set_task_marker(text: &str, marker: Option<TaskMarker>) -> String {
     };
     let at = heading_prefix_len(&body);
     let (heading, rest) = body.split_at(at);
-    if rest.is_empty() || rest.starts_with(['\n', '\r']) {
-        format!("{heading}{marker}{rest}")
-    } else {
-        format!("{heading}{marker} {rest}")
-    }
+    // A marker is followed by a space even with no text after it (`TODO `), as Logseq writes
+    // it, or it is no marker.
+    format!("{heading}{marker} {rest}")
 }
 
 /// A task priority, `[#A]` (highest) to `[#C]`.
@@ -266,14 +266,13 @@ mod tests {
             marker("TODO Call Bob"),
             Some((TaskMarker::Todo, "Call Bob".into()))
         );
-        assert_eq!(marker("CANCELED"), Some((TaskMarker::Canceled, "".into())));
+        assert_eq!(marker("CANCELED "), Some((TaskMarker::Canceled, "".into())));
+        // mldoc: a marker alone, or above the text on a line of its own, is a word.
+        assert_eq!(marker("CANCELED"), None);
+        assert_eq!(marker("DONE\nnext line"), None);
         assert_eq!(
             marker("NOW  two spaces"),
             Some((TaskMarker::Now, " two spaces".into()))
-        );
-        assert_eq!(
-            marker("DONE\nnext line"),
-            Some((TaskMarker::Done, "\nnext line".into()))
         );
         assert_eq!(
             marker("WAITING\ton Bob"),
@@ -320,12 +319,12 @@ mod tests {
         );
         assert_eq!(set_task_marker("DOING Call Bob", None), "Call Bob");
         assert_eq!(set_task_marker("Call Bob", None), "Call Bob");
-        assert_eq!(set_task_marker("", Some(TaskMarker::Todo)), "TODO");
+        assert_eq!(set_task_marker("", Some(TaskMarker::Todo)), "TODO ");
         assert_eq!(
-            set_task_marker("TODO\nmore", Some(TaskMarker::Now)),
-            "NOW\nmore"
+            set_task_marker("TODO \nmore", Some(TaskMarker::Now)),
+            "NOW \nmore"
         );
-        assert_eq!(set_task_marker("TODO", None), "");
+        assert_eq!(set_task_marker("TODO ", None), "");
         assert_eq!(
             set_task_marker("## TODO x", Some(TaskMarker::Done)),
             "## DONE x"
@@ -335,7 +334,7 @@ mod tests {
             "## LATER x"
         );
         assert_eq!(set_task_marker("## NOW x", None), "## x");
-        assert_eq!(set_task_marker("## ", Some(TaskMarker::Todo)), "## TODO");
+        assert_eq!(set_task_marker("## ", Some(TaskMarker::Todo)), "## TODO ");
     }
 
     #[test]
