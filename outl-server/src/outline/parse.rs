@@ -100,19 +100,19 @@ impl<'a> Parser<'a> {
             self.open_block(col, text);
             return;
         }
-        // In a page without bullets, as Logseq's first markdown pages were, a heading at the
-        // margin starts a block, a child of the nearest heading above it of a lower level.
+        // A heading at the margin starts a block, as mldoc reads it: in a page without
+        // bullets, as Logseq's first markdown pages were, a child of the nearest heading above
+        // it of a lower level; after bullets (`# Usage` then tab-indented bullets, then
+        // `# Background`), it ends them, and the bullets after it are its children.
         if !in_fence
             && indent.is_empty()
             && let Some(level) = heading_level(rest)
-            && self.open.iter().all(|block| block.unbulleted.is_some())
         {
-            while self
-                .open
-                .last()
-                .and_then(|block| block.unbulleted)
-                .is_some_and(|above| above == 0 || above >= level)
-            {
+            while self.open.last().is_some_and(|block| {
+                block
+                    .unbulleted
+                    .is_none_or(|above| above == 0 || above >= level)
+            }) {
                 self.close_innermost();
             }
             self.starts.push(offset);

@@ -882,8 +882,8 @@ fn a_bullet_that_starts_with_a_property_has_its_text_after_the_properties() {
 }
 
 #[test]
-fn in_a_page_without_bullets_headings_are_blocks_nested_by_level() {
-    let md = "intro line\n## TODO contact julia\n### TODO read the texts\nbody of it\n\n## DONE the bag\n# Top\n- a bullet\n## not a block here\n";
+fn headings_at_the_margin_are_blocks_nested_by_level() {
+    let md = "intro line\n## TODO contact julia\n### TODO read the texts\nbody of it\n\n## DONE the bag\n# Top\n- a bullet\n## a block after bullets too\n";
     let doc = parse(md);
     let outline: Vec<(&str, usize)> = doc
         .blocks
@@ -897,7 +897,8 @@ fn in_a_page_without_bullets_headings_are_blocks_nested_by_level() {
             ("## TODO contact julia", 1),
             ("## DONE the bag", 0),
             ("# Top", 0),
-            ("a bullet\n## not a block here", 0),
+            ("a bullet", 0),
+            ("## a block after bullets too", 0),
         ]
     );
     assert_eq!(
