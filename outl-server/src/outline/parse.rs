@@ -58,6 +58,12 @@ impl<'a> Parser<'a> {
         let Some(block) = self.open.last_mut() else {
             return;
         };
+        if let Some(name) = block.directive.as_deref()
+            && std::mem::take(&mut block.directive_unchecked)
+            && !directive_closed_in_block(&markdown[after..], name, block.text_col)
+        {
+            block.directive = None;
+        }
         let Some(fence) = block
             .fence
             .filter(|_| std::mem::take(&mut block.fence_unchecked))
@@ -92,9 +98,15 @@ impl<'a> Parser<'a> {
             // code fence the block left open.
             if col < block.text_col {
                 block.fence = None;
+                block.directive = None;
             }
         }
-        let in_fence = self.open.last().is_some_and(|block| block.fence.is_some());
+        // In a fence, and in a `#+BEGIN_…` block (mldoc reads a list inside a quote as the
+        // quote's), a `- ` line is no bullet.
+        let in_fence = self
+            .open
+            .last()
+            .is_some_and(|block| block.fence.is_some() || block.directive.is_some());
         if !in_fence && let Some(text) = bullet_text(rest) {
             self.starts.push(offset);
             self.open_block(col, text);
@@ -211,6 +223,11 @@ struct OpenBlock<'a> {
     /// The fence was opened by the last line, and whether a later line closes it is still to
     /// be seen.
     fence_unchecked: bool,
+    /// The `#+BEGIN_…` block the text is in, by its name, up to its `#+END_…` line: one whose
+    /// end does not come before the block's own lines end is none.
+    directive: Option<String>,
+    /// The directive was opened by the last line, and is still to be checked for its end.
+    directive_unchecked: bool,
     children: Vec<OutlineNode>,
 }
 
@@ -249,6 +266,8 @@ impl<'a> OpenBlock<'a> {
             drawer: None,
             fence: Fence::opened_by_first_line(rest),
             fence_unchecked: true,
+            directive: directive_begins(rest),
+            directive_unchecked: true,
             children: Vec::new(),
         }
     }
@@ -298,7 +317,10 @@ impl<'a> OpenBlock<'a> {
                 self.later_properties = LaterProperties::Done;
             }
         }
-        if self.later_properties != LaterProperties::Done && self.fence.is_none() {
+        if self.later_properties != LaterProperties::Done
+            && self.fence.is_none()
+            && self.directive.is_none()
+        {
             match property_line(rest) {
                 Some((key, value)) if !self.properties.contains_key(key) => {
                     self.properties.insert(key.to_owned(), value.to_owned());
@@ -321,6 +343,16 @@ impl<'a> OpenBlock<'a> {
         };
         let content = strip_columns(line, self.text_col);
         self.body.push(unescape(&content, place).into_owned());
+        if self.fence.is_none() {
+            self.directive = match self.directive.take() {
+                Some(name) if directive_ends(rest, &name) => None,
+                Some(name) => Some(name),
+                None => {
+                    self.directive_unchecked = true;
+                    directive_begins(rest)
+                }
+            };
+        }
         // An escaped line starts with `\`, so it neither opens nor closes a fence.
         self.fence = match self.fence {
             Some(fence) if fence.is_closed_by(rest) => None,
@@ -388,6 +420,46 @@ enum LaterProperties {
     Open,
     /// The block has its properties; later `key:: value` lines are text.
     Done,
+}
+
+/// The name, in capitals, of the `#+BEGIN_…` block a line (without indentation) opens.
+fn directive_begins(rest: &str) -> Option<String> {
+    let begin = rest
+        .get(..8)
+        .filter(|b| b.eq_ignore_ascii_case("#+BEGIN_"))?;
+    let name = rest[begin.len()..].split_whitespace().next()?;
+    Some(name.to_ascii_uppercase())
+}
+
+/// Whether a line (without indentation) is the `#+END_…` line of the block `name`.
+fn directive_ends(rest: &str, name: &str) -> bool {
+    let rest = rest.trim_end();
+    rest.get(..6)
+        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
+        .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
+}
+
+/// Whether the `#+END_…` line of `name` comes in `after` among the lines of the block whose
+/// text column is `text_col`: before a line less indented, a bullet deeper (a child), or a
+/// heading at the margin.
+fn directive_closed_in_block(after: &str, name: &str, text_col: usize) -> bool {
+    for line in lines(after) {
+        let (indent, rest) = split_indent(line);
+        if rest.is_empty() {
+            continue;
+        }
+        let col = columns(indent);
+        if directive_ends(rest, name) {
+            return col >= text_col;
+        }
+        let ends_block = col < text_col
+            || (bullet_text(rest).is_some() && col > text_col)
+            || (col == 0 && heading_level(rest).is_some());
+        if ends_block {
+            return false;
+        }
+    }
+    false
 }
 
 /// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go

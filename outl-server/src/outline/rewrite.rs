@@ -363,11 +363,15 @@ impl Surgical<'_> {
             line_spans(text)
                 .enumerate()
                 .map(|(i, (start, line, next))| {
+                    // A text line says the same escaped or not (`\- x` is how a fresh line
+                    // writes the `- x` of a quote's list); the parse of the result checks
+                    // that a kept line still reads as it should.
                     let key = if i == 0 {
                         self.first_line_text(line)
                     } else {
                         line.strip_prefix(common_prefix(line, text_prefix))
                             .unwrap_or(line)
+                            .trim_start_matches('\\')
                     };
                     (i == 0, key.to_owned(), text[start..next].to_owned())
                 })
@@ -714,6 +718,15 @@ mod tests {
             over(original, &doc, &[Changed(0), Unchanged(1), Unchanged(2)]),
             "# Changes\nSome text.\n## 0.9\n- a\n"
         );
+    }
+
+    #[test]
+    fn an_edited_block_keeps_the_list_of_its_quote() {
+        let original = "- said\n  #+BEGIN_QUOTE\n  - local files\n  #+END_QUOTE\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = doc.blocks[0].text.replace("said", "said, edited");
+        let written = over(original, &doc, &[Former::Changed(0), Former::Unchanged(1)]);
+        assert_eq!(written, original.replace("said\n", "said, edited\n"));
     }
 
     #[test]

@@ -144,6 +144,35 @@ fn a_properties_drawer_under_the_first_line_is_the_block_s_properties() {
 }
 
 #[test]
+fn a_list_inside_a_quote_is_the_quote_s() {
+    // As mldoc reads it: the `- ` lines of a `#+BEGIN_QUOTE` block are its list, not blocks.
+    let page = "- said\n  #+BEGIN_QUOTE\n  - local files\n  - outliner\n  #+END_QUOTE\n\t- a child\n- next\n";
+    let doc = parse(page);
+    assert_eq!(
+        doc.blocks,
+        [
+            node(
+                "said\n#+BEGIN_QUOTE\n- local files\n- outliner\n#+END_QUOTE",
+                &[],
+                vec![leaf("a child")]
+            ),
+            leaf("next")
+        ]
+    );
+    assert_eq!(parse(&serialize(&doc)), doc);
+    // Not closed among the block's own lines, it is no block: its child and the next block
+    // stay blocks.
+    let unclosed = parse("- #+BEGIN_QUOTE\n\t- child\n- #+END_QUOTE\n");
+    assert_eq!(
+        unclosed.blocks,
+        [
+            node("#+BEGIN_QUOTE", &[], vec![leaf("child")]),
+            leaf("#+END_QUOTE")
+        ]
+    );
+}
+
+#[test]
 fn a_heading_can_open_a_fence() {
     // As mldoc reads it: an empty heading over a code block, whose `###` lines are code.
     let page = "### ```javascript\nnpm ERR\n\n\t```\n\n### TODO b\n";
