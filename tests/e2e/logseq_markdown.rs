@@ -523,3 +523,46 @@ fn ids_below_the_text_and_in_drawers_resolve_and_edits_keep_their_lines() {
     );
     s.finish();
 }
+
+/// Blocks as mldoc cuts them: headings at the margin over tab-indented bullets (as many pages
+/// of Logseq's documentation graph are), a list inside a quote, and a fence no line closes
+/// above a heading task.
+const CUT: [(&str, &str); 2] = [
+    (
+        "pages/Snap.md",
+        "type:: [[Feature]]\n\n# Usage\n\t- Toggle it with the magnet button\n\t\t- the button sits by the grid toggle\n# Background\n\t- Shapes align without guides\n\t  #+BEGIN_QUOTE\n\t  - no guides\n\t  - no snapping tools\n\t  #+END_QUOTE\n",
+    ),
+    (
+        "pages/Log.md",
+        "## Error output\n```\nnpm ERR! code ENOENT\n\n## TODO fix the install script\n",
+    ),
+];
+
+#[test]
+fn blocks_are_cut_as_logseq_cuts_them() {
+    let ws = workspace_with(&CUT);
+    let mut s = StdioSession::initialized(ws.path());
+    let snap = json_payload(&s.call("outl_page_get", json!({ "slug": "snap" })));
+    let outline = &snap["outline"];
+    assert_eq!(
+        column(outline, "text"),
+        ["# Usage", "# Background"],
+        "{snap}"
+    );
+    assert_eq!(
+        column(&outline[0]["children"], "text"),
+        ["Toggle it with the magnet button"]
+    );
+    assert_eq!(
+        column(&outline[1]["children"], "text"),
+        [
+            "Shapes align without guides\n#+BEGIN_QUOTE\n- no guides\n- no snapping tools\n#+END_QUOTE"
+        ]
+    );
+    let tasks = json_payload(&s.call("outl_tasks", json!({ "page": "log" })));
+    assert_eq!(
+        column(&tasks["hits"], "text"),
+        ["## TODO fix the install script"]
+    );
+    s.finish();
+}
