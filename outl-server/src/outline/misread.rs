@@ -9,7 +9,7 @@
 
 use super::Syntax;
 use super::org::headline;
-use super::syntax::{Fence, split_indent};
+use super::syntax::{Fence, directive_begins, directive_ends, split_indent};
 
 /// A line of a text that Logseq would not read back as that text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +116,8 @@ pub(super) fn is_drawer_opener(rest: &str) -> bool {
 #[derive(Default)]
 pub(super) struct Verbatim {
     fence: Option<Fence>,
-    directive: bool,
+    /// The `#+BEGIN_…` block open, by its name.
+    directive: Option<String>,
 }
 
 impl Verbatim {
@@ -128,25 +129,19 @@ impl Verbatim {
             }
             return true;
         }
-        if self.directive {
-            self.directive = !starts_with_ignore_case(rest, "#+END_");
+        if let Some(name) = &self.directive {
+            if directive_ends(rest, name) {
+                self.directive = None;
+            }
             return true;
         }
         if let Some(opened) = Fence::opened_by(rest) {
             self.fence = Some(opened);
             return true;
         }
-        if starts_with_ignore_case(rest, "#+BEGIN_") {
-            self.directive = true;
-            return true;
-        }
-        false
+        self.directive = directive_begins(rest);
+        self.directive.is_some()
     }
-}
-
-fn starts_with_ignore_case(text: &str, prefix: &str) -> bool {
-    text.get(..prefix.len())
-        .is_some_and(|head| head.eq_ignore_ascii_case(prefix))
 }
 
 #[cfg(test)]

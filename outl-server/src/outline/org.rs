@@ -24,7 +24,9 @@
 //! [`normalized_for_org`] says.
 
 use super::serialize::{descendants, normalize_properties, normalize_text};
-use super::syntax::{Fence, drawer_property, lines, lines_at, split_indent};
+use super::syntax::{
+    Fence, directive_begins, directive_ends, drawer_property, lines, lines_at, split_indent,
+};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
 /// Parses an org page, and gives where each block begins (as
@@ -267,13 +269,7 @@ impl Verbatim {
         let rest = line.trim_start();
         let opened = match Fence::opened_by(rest) {
             Some(fence) => Verbatim::Fence(fence),
-            None => {
-                let begin = rest
-                    .get(..8)
-                    .filter(|b| b.eq_ignore_ascii_case("#+BEGIN_"))?;
-                let name = rest[begin.len()..].split_whitespace().next()?;
-                Verbatim::Block(name.to_ascii_uppercase())
-            }
+            None => Verbatim::Block(directive_begins(rest)?),
         };
         later.any(|line| opened.closed_by(line)).then_some(opened)
     }
@@ -282,10 +278,7 @@ impl Verbatim {
         let rest = line.trim();
         match self {
             Verbatim::Fence(fence) => fence.is_closed_by(rest),
-            Verbatim::Block(name) => rest
-                .get(..6)
-                .filter(|end| end.eq_ignore_ascii_case("#+END_"))
-                .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name)),
+            Verbatim::Block(name) => directive_ends(rest, name),
         }
     }
 }

@@ -2,8 +2,8 @@
 
 use super::front_matter::{front_matter_properties, split_front_matter};
 use super::syntax::{
-    Fence, LinePlace, bullet_text, columns, drawer_property, lines, lines_at, property_line,
-    split_indent, strip_columns, unescape,
+    Fence, LinePlace, bullet_text, columns, directive_begins, directive_ends, drawer_property,
+    lines, lines_at, property_line, split_indent, strip_columns, unescape,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
@@ -420,23 +420,6 @@ enum LaterProperties {
     Open,
     /// The block has its properties; later `key:: value` lines are text.
     Done,
-}
-
-/// The name, in capitals, of the `#+BEGIN_…` block a line (without indentation) opens.
-fn directive_begins(rest: &str) -> Option<String> {
-    let begin = rest
-        .get(..8)
-        .filter(|b| b.eq_ignore_ascii_case("#+BEGIN_"))?;
-    let name = rest[begin.len()..].split_whitespace().next()?;
-    Some(name.to_ascii_uppercase())
-}
-
-/// Whether a line (without indentation) is the `#+END_…` line of the block `name`.
-fn directive_ends(rest: &str, name: &str) -> bool {
-    let rest = rest.trim_end();
-    rest.get(..6)
-        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
-        .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
 }
 
 /// Whether the `#+END_…` line of `name` comes in `after` among the lines of the block whose

@@ -347,3 +347,20 @@ pub(crate) fn drawer_property(line: &str) -> Option<(String, String)> {
     let plain = !key.is_empty() && is_property_key(key);
     plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
 }
+
+/// The name, in capitals, of the `#+BEGIN_…` block a line (without indentation) opens.
+pub(crate) fn directive_begins(rest: &str) -> Option<String> {
+    let begin = rest
+        .get(..8)
+        .filter(|b| b.eq_ignore_ascii_case("#+BEGIN_"))?;
+    let name = rest[begin.len()..].split_whitespace().next()?;
+    Some(name.to_ascii_uppercase())
+}
+
+/// Whether a line (without indentation) is the `#+END_…` line of the block `name`.
+pub(crate) fn directive_ends(rest: &str, name: &str) -> bool {
+    let rest = rest.trim_end();
+    rest.get(..6)
+        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
+        .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
+}
