@@ -23,6 +23,8 @@
 //!   column to its left, and a sibling of those in its own column. Tabs, spaces and mixed
 //!   widths all nest as they look. A bullet that would nest deeper than [`MAX_DEPTH`] levels
 //!   becomes a sibling of the deepest open block.
+//! - A heading line in a bulleted block's text starts a block of its own, a child of that
+//!   block, which the next bullet or heading ends (mldoc reads it so).
 //! - A non-blank line that is not a bullet belongs to the last block opened. The block's
 //!   **properties** are the `key:: value` lines right under its first line; the first other
 //!   line ends them, and it and every later line are **text lines**, joined to the first line

@@ -3,7 +3,7 @@
 use super::front_matter::{front_matter_properties, split_front_matter};
 use super::syntax::{
     Fence, LinePlace, bullet_text, columns, directive_begins, directive_ends, drawer_property,
-    lines, lines_at, property_line, split_indent, strip_columns, unescape,
+    heading_level, lines, lines_at, property_line, split_indent, strip_columns, unescape,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
@@ -133,6 +133,31 @@ impl<'a> Parser<'a> {
             self.open.push(block);
             return;
         }
+        // A heading in a bulleted block's text starts a block of its own, as mldoc reads it, a
+        // child of that block; the next bullet or heading ends it.
+        if !in_fence
+            && heading_level(rest).is_some()
+            && self
+                .open
+                .last()
+                .is_some_and(|block| block.unbulleted.is_none() || block.in_body)
+        {
+            if self.open.last().is_some_and(|block| block.in_body) {
+                self.close_innermost();
+            }
+            if let Some(parent) = self.open.last_mut() {
+                parent.settle_blanks();
+            }
+            if self.open.len() == MAX_DEPTH {
+                self.close_innermost();
+            }
+            self.starts.push(offset);
+            let bullet_col = self.open.last().map_or(0, |parent| parent.bullet_col);
+            let mut block = OpenBlock::titled(bullet_col, col, rest);
+            block.in_body = true;
+            self.open.push(block);
+            return;
+        }
         match self.open.last_mut() {
             Some(block) => block.text_line(line, rest),
             None => {
@@ -155,6 +180,9 @@ impl<'a> Parser<'a> {
     fn open_block(&mut self, bullet_col: usize, text: &'a str) {
         if let Some(block) = self.open.last_mut() {
             block.settle_blanks();
+        }
+        while self.open.last().is_some_and(|block| block.in_body) {
+            self.close_innermost();
         }
         while self
             .open
@@ -213,6 +241,8 @@ struct OpenBlock<'a> {
     /// For a block no bullet opened: the level of the heading that did, 0 for free text
     /// before the first bullet or heading.
     unbulleted: Option<usize>,
+    /// A heading in a bulleted block's text opened this block, a child of that one.
+    in_body: bool,
     body: Vec<String>,
     pending_blanks: Vec<&'a str>,
     /// A `:PROPERTIES:` drawer being read where properties are, as mldoc reads one in a
@@ -261,6 +291,7 @@ impl<'a> OpenBlock<'a> {
             later_properties: LaterProperties::Possible,
             titled: true,
             unbulleted: None,
+            in_body: false,
             body: Vec::new(),
             pending_blanks: Vec::new(),
             drawer: None,
@@ -443,12 +474,4 @@ fn directive_closed_in_block(after: &str, name: &str, text_col: usize) -> bool {
         }
     }
     false
-}
-
-/// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go
-/// deeper than markdown's six levels, and Logseq reads those as headings too.
-fn heading_level(rest: &str) -> Option<usize> {
-    let level = rest.bytes().take_while(|&b| b == b'#').count();
-    let after = &rest[level..];
-    (level > 0 && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(level)
 }

@@ -163,7 +163,8 @@ pub(crate) fn is_escapable(rest: &str, place: LinePlace) -> bool {
                 || (!in_fence
                     && (bullet_text(unescaped).is_some()
                         || Fence::opened_by(unescaped).is_some()
-                        || property_line(unescaped).is_some()))
+                        || property_line(unescaped).is_some()
+                        || heading_level(unescaped).is_some()))
         }
     }
 }
@@ -363,4 +364,12 @@ pub(crate) fn directive_ends(rest: &str, name: &str) -> bool {
     rest.get(..6)
         .filter(|end| end.eq_ignore_ascii_case("#+END_"))
         .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
+}
+
+/// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go
+/// deeper than markdown's six levels, and Logseq reads those as headings too.
+pub(crate) fn heading_level(rest: &str) -> Option<usize> {
+    let level = rest.bytes().take_while(|&b| b == b'#').count();
+    let after = &rest[level..];
+    (level > 0 && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(level)
 }

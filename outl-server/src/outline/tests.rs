@@ -144,6 +144,27 @@ fn a_properties_drawer_under_the_first_line_is_the_block_s_properties() {
 }
 
 #[test]
+fn a_heading_in_a_block_s_text_is_a_block_of_its_own() {
+    // As Logseq reads mldoc's levels: a child of the block, before the block's children.
+    let doc = parse("- a\n  # b\n  its text\n\t- child\n- c\n");
+    assert_eq!(
+        doc.blocks,
+        [
+            node("a", &[], vec![leaf("# b\nits text"), leaf("child")]),
+            leaf("c")
+        ]
+    );
+    // A text line that would read so is escaped, and reads back as it was.
+    let text = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![leaf("a\n## not a block")],
+    };
+    assert_eq!(serialize(&text), "- a\n  \\## not a block\n");
+    assert_eq!(parse(&serialize(&text)), text);
+}
+
+#[test]
 fn a_list_inside_a_quote_is_the_quote_s() {
     // As mldoc reads it: the `- ` lines of a `#+BEGIN_QUOTE` block are its list, not blocks.
     let page = "- said\n  #+BEGIN_QUOTE\n  - local files\n  - outliner\n  #+END_QUOTE\n\t- a child\n- next\n";
