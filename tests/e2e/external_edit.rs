@@ -352,7 +352,7 @@ fn an_edit_made_while_outl_is_stopped_is_found_at_open() {
 /// Versions the other program writes in [`a_page_rewritten_in_a_loop_loses_no_version_outl_did_not_read`].
 const LOOP_VERSIONS: usize = 400;
 
-/// Another program rewrites the page in a loop, saving by rename, while two sessions of
+/// Another program rewrites the page in a loop, in place and by rename, while two sessions of
 /// `outl serve` reconcile it and append to it. Whenever the program finds that its last version
 /// was replaced, outl must have read that version first: it is in the op log, as what a
 /// reconcile adopted or what a write started from. A write is acknowledged, or refused because
@@ -371,15 +371,22 @@ fn a_page_rewritten_in_a_loop_loses_no_version_outl_did_not_read() {
             let mut replaced = Vec::new();
             let mut last: Option<String> = None;
             for version in 0..LOOP_VERSIONS {
+                // A version is replaced when it is gone from the page, not while outl holds
+                // a write in its place for the moment its swap takes to check and undo.
                 let now = std::fs::read_to_string(&path).expect("read the page");
                 if let Some(last) = last.take().filter(|last| *last != now) {
-                    replaced.push(last);
+                    std::thread::sleep(Duration::from_millis(20));
+                    if std::fs::read_to_string(&path).expect("read the page") != last {
+                        replaced.push(last);
+                    }
                 }
                 let new = format!("- outside {version}\n  - its child\n");
-                // Saved as vim, VS Code, Syncthing and git save: a new file renamed over the
-                // page. (A save in place that opened the file before outl's swap and writes
-                // after it can land in the file swapped out; docs/reliability.md.)
-                Editor::TempAndRename.write(&path, &new);
+                let editor = if version % 2 == 0 {
+                    Editor::InPlace
+                } else {
+                    Editor::TempAndRename
+                };
+                editor.write(&path, &new);
                 last = Some(new);
                 // Bursts of quick saves, then a pause in which outl's writes can land.
                 let pause = if version % 16 < 8 { 1 } else { 12 };
