@@ -825,8 +825,12 @@ mod tests {
     use crate::workspace::Workspace;
 
     fn pages_of(count: usize, seed: u64) -> (Vec<GeneratedPage>, Summary) {
+        pages_in(count, seed, Styles::CANONICAL)
+    }
+
+    fn pages_in(count: usize, seed: u64, styles: Styles) -> (Vec<GeneratedPage>, Summary) {
         let mut pages = Vec::new();
-        let summary = generate(count, seed, Styles::CANONICAL, |page| {
+        let summary = generate(count, seed, styles, |page| {
             pages.push(page);
             Ok(())
         })
@@ -917,6 +921,11 @@ mod tests {
         assert!(largest > 20 * sorted[sorted.len() / 2], "no long tail");
     }
 
+    /// 200 pages of seed 5 in the canonical style, then in `styles`.
+    fn canonical_and_styled(styles: Styles) -> (Vec<GeneratedPage>, Vec<GeneratedPage>) {
+        (pages_of(200, 5).0, pages_in(200, 5, styles).0)
+    }
+
     #[test]
     fn styled_pages_say_what_canonical_ones_do() {
         let styles = Styles {
@@ -927,13 +936,7 @@ mod tests {
             org: false,
             share: 50,
         };
-        let (canonical, _) = pages_of(200, 5);
-        let mut styled = Vec::new();
-        generate(200, 5, styles, |page| {
-            styled.push(page);
-            Ok(())
-        })
-        .expect("in-memory generation cannot fail");
+        let (canonical, styled) = canonical_and_styled(styles);
         let restyled = styled
             .iter()
             .zip(&canonical)
@@ -965,13 +968,7 @@ mod tests {
             share: 50,
             ..Styles::CANONICAL
         };
-        let (canonical, _) = pages_of(200, 5);
-        let mut styled = Vec::new();
-        generate(200, 5, styles, |page| {
-            styled.push(page);
-            Ok(())
-        })
-        .expect("in-memory generation cannot fail");
+        let (canonical, styled) = canonical_and_styled(styles);
         let org_pages = styled
             .iter()
             .zip(&canonical)

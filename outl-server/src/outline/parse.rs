@@ -30,7 +30,7 @@ pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
     };
     for (offset, line) in lines_at(markdown, rest) {
         parser.line(line, offset);
-        parser.drop_unclosed_fence(markdown, offset + line.len());
+        parser.drop_unclosed_openers(markdown, offset + line.len());
     }
     let starts = std::mem::take(&mut parser.starts);
     (parser.finish(), starts)
@@ -51,10 +51,10 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    /// A fence the line just read opened is no fence if no later line of `markdown` (from
-    /// `after`) closes it: mldoc reads an unclosed fence as text, and the lines after it as
-    /// what they are.
-    fn drop_unclosed_fence(&mut self, markdown: &str, after: usize) {
+    /// A fence or `#+BEGIN_…` block the line just read opened is none if nothing after it in
+    /// `markdown` (from `after`) closes it where mldoc would: mldoc reads an unclosed one as
+    /// text, and the lines after it as what they are.
+    fn drop_unclosed_openers(&mut self, markdown: &str, after: usize) {
         let Some(block) = self.open.last_mut() else {
             return;
         };

@@ -276,9 +276,7 @@ impl<T: Clone> Batch<T> {
             if holds(&temp, hash).map_err(moved)? {
                 fs::remove_file(&temp).map_err(moved)?;
             } else {
-                swap::exchange(&temp, &steps[step].path)
-                    .unwrap_or_else(|| fs::rename(&temp, &steps[step].path))
-                    .map_err(moved)?;
+                swap_back(&temp, &steps[step].path).map_err(moved)?;
                 let _ = fs::remove_file(&temp);
                 return Err(moved(Moved::error()));
             }
@@ -394,7 +392,7 @@ fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<Option<blake3
                 if holds(temp, hash)? {
                     Ok(Some(hash))
                 } else {
-                    swap::exchange(temp, path).unwrap_or_else(|| fs::rename(temp, path))?;
+                    swap_back(temp, path)?;
                     Err(Moved::error())
                 }
             }
@@ -402,6 +400,11 @@ fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<Option<blake3
             None => fs::rename(temp, path).map(|()| None),
         },
     }
+}
+
+/// Gives `path` back the file a swap put at `temp`.
+fn swap_back(temp: &Path, path: &Path) -> io::Result<()> {
+    swap::exchange(temp, path).unwrap_or_else(|| fs::rename(temp, path))
 }
 
 /// Removes `path` if it holds what `guard` says (`Ok(false)`: there was no file). The file is
