@@ -51,9 +51,20 @@ pub struct Batch<T> {
     /// Folders created for the temp files, each with the step that needed it: their parents
     /// hold new names, and are synced with the renames.
     created: Vec<(PathBuf, usize)>,
-    /// Files a guarded step swapped out, at the temp name, with the step and the hash they
-    /// held: checked again once the renames are durable, then removed.
-    swapped_out: Vec<(usize, PathBuf, blake3::Hash)>,
+    /// Files a guarded step swapped out, at the temp name: checked again once the renames are
+    /// durable, then removed.
+    swapped_out: Vec<SwappedOut>,
+}
+
+/// A file a guarded step swapped out for outl's.
+struct SwappedOut {
+    step: usize,
+    /// Where the file swapped out now is.
+    temp: PathBuf,
+    /// What it held when it was read.
+    read: blake3::Hash,
+    /// What outl put at the step's path.
+    ours: blake3::Hash,
 }
 
 struct Step<T> {
@@ -268,16 +279,16 @@ impl<T: Clone> Batch<T> {
         // A program that opened a file before its swap may write to it a moment later, into
         // the file swapped out: once more, that file must still hold what was read, else it
         // takes its name back.
-        for (step, temp, hash) in std::mem::take(&mut self.swapped_out) {
+        for out in std::mem::take(&mut self.swapped_out) {
             let moved = |error| Failure {
-                tag: Some(steps[step].tag.clone()),
+                tag: Some(steps[out.step].tag.clone()),
                 error,
             };
-            if holds(&temp, hash).map_err(moved)? {
-                fs::remove_file(&temp).map_err(moved)?;
+            if holds(&out.temp, out.read).map_err(moved)? {
+                fs::remove_file(&out.temp).map_err(moved)?;
             } else {
-                swap_back(&temp, &steps[step].path).map_err(moved)?;
-                let _ = fs::remove_file(&temp);
+                swap_back(&out.temp, &steps[out.step].path, out.ours).map_err(moved)?;
+                let _ = fs::remove_file(&out.temp);
                 return Err(moved(Moved::error()));
             }
         }
@@ -295,15 +306,21 @@ impl<T: Clone> Batch<T> {
         }
         for (i, step) in self.steps.iter_mut().enumerate() {
             let result = match &mut step.change {
-                Change::Replace { temp, file, .. } => {
+                Change::Replace { temp, file, bytes } => {
                     // Synced already: closed before it takes the name.
                     drop(file.take());
-                    let renamed = take_name(temp, &step.path, step.guard);
+                    let ours = blake3::hash(bytes);
+                    let renamed = take_name(temp, &step.path, step.guard, ours);
                     #[cfg(test)]
                     trace::record(trace::Event::Renamed(step.path.clone()));
                     renamed.map(|swapped| {
-                        if let Some(hash) = swapped {
-                            self.swapped_out.push((i, temp.clone(), hash));
+                        if let Some(read) = swapped {
+                            self.swapped_out.push(SwappedOut {
+                                step: i,
+                                temp: temp.clone(),
+                                read,
+                                ours,
+                            });
                         }
                         true
                     })
@@ -363,19 +380,24 @@ impl<T> Drop for Batch<T> {
                 let _ = fs::remove_file(temp);
             }
         }
-        for (_, temp, _) in &self.swapped_out {
-            let _ = fs::remove_file(temp);
+        for out in &self.swapped_out {
+            let _ = fs::remove_file(&out.temp);
         }
     }
 }
 
-/// Renames `temp` over `path` if `path` holds what `guard` says, else leaves both and fails
-/// with [`Moved`]. Where the system can swap two names at once, the check reads the replaced
-/// bytes after the swap and swaps back if they are not the ones expected, so no write landing
-/// between the check and the rename is lost; the file swapped out then stays at `temp`, and
-/// its hash is returned for [`Batch::apply`] to check once more. Elsewhere the check comes just
-/// before the rename.
-fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<Option<blake3::Hash>> {
+/// Renames `temp` (holding the bytes with hash `ours`) over `path` if `path` holds what `guard`
+/// says, else leaves both and fails with [`Moved`]. Where the system can swap two names at
+/// once, the check reads the replaced bytes after the swap and swaps back if they are not the
+/// ones expected, so no write landing between the check and the rename is lost; the file
+/// swapped out then stays at `temp`, and its hash is returned for [`Batch::apply`] to check
+/// once more. Elsewhere the check comes just before the rename.
+fn take_name(
+    temp: &Path,
+    path: &Path,
+    guard: Guard,
+    ours: blake3::Hash,
+) -> io::Result<Option<blake3::Hash>> {
     match guard {
         Guard::Any => fs::rename(temp, path).map(|()| None),
         Guard::Absent => match swap::rename_no_replace(temp, path) {
@@ -392,7 +414,7 @@ fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<Option<blake3
                 if holds(temp, hash)? {
                     Ok(Some(hash))
                 } else {
-                    swap_back(temp, path)?;
+                    swap_back(temp, path, ours)?;
                     Err(Moved::error())
                 }
             }
@@ -402,9 +424,32 @@ fn take_name(temp: &Path, path: &Path, guard: Guard) -> io::Result<Option<blake3
     }
 }
 
-/// Gives `path` back the file a swap put at `temp`.
-fn swap_back(temp: &Path, path: &Path) -> io::Result<()> {
-    swap::exchange(temp, path).unwrap_or_else(|| fs::rename(temp, path))
+/// Swaps that [`swap_back`] tries before it gives up: each needs another program to save over
+/// the file in the moment between two of them.
+const SWAP_BACK_ROUNDS: usize = 8;
+
+/// Gives `path` back the file a swap put at `temp`, where outl's file (hash `ours`) took its
+/// name; `temp` then holds outl's file. If another program saved over `path` since the swap,
+/// its file is newer than the one swapped out and keeps the name instead: `temp` then holds the
+/// file it replaced, which that program, not outl, replaced.
+fn swap_back(temp: &Path, path: &Path, ours: blake3::Hash) -> io::Result<()> {
+    let mut at_path = Some(ours);
+    let mut giving = hash_of(temp)?;
+    for _ in 0..SWAP_BACK_ROUNDS {
+        match swap::exchange(temp, path) {
+            None => return fs::rename(temp, path),
+            Some(swapped) => swapped?,
+        }
+        let taken = hash_of(temp)?;
+        if taken == at_path {
+            return Ok(());
+        }
+        // `path` held a file saved after outl put its own there: that one goes back.
+        (at_path, giving) = (giving, taken);
+    }
+    Err(io::Error::other(
+        "another program kept saving over the file while outl gave it back",
+    ))
 }
 
 /// Removes `path` if it holds what `guard` says (`Ok(false)`: there was no file). The file is
@@ -435,9 +480,14 @@ fn remove_guarded(path: &Path, guard: Guard) -> io::Result<bool> {
 
 /// Whether the file at `path` holds the bytes with `hash` (a missing file does not).
 fn holds(path: &Path, hash: blake3::Hash) -> io::Result<bool> {
+    Ok(hash_of(path)? == Some(hash))
+}
+
+/// The hash of the bytes at `path` (`None`: no file).
+fn hash_of(path: &Path) -> io::Result<Option<blake3::Hash>> {
     match fs::read(path) {
-        Ok(bytes) => Ok(blake3::hash(&bytes) == hash),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Ok(bytes) => Ok(Some(blake3::hash(&bytes))),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
 }
@@ -942,6 +992,28 @@ mod tests {
             .map(|e| e.file_name())
             .collect();
         assert_eq!(names, ["page.md"]);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_swap_back_leaves_the_name_to_a_file_saved_after_the_swap() {
+        let dir = tempfile::tempdir().unwrap();
+        let (page, temp) = (dir.path().join("page.md"), dir.path().join("swapped"));
+        let ours = blake3::hash(b"ours");
+
+        // Nothing saved over outl's file: the file swapped out gets its name back.
+        fs::write(&page, "ours").unwrap();
+        fs::write(&temp, "theirs").unwrap();
+        swap_back(&temp, &page, ours).unwrap();
+        assert_eq!(fs::read_to_string(&page).unwrap(), "theirs");
+        assert_eq!(fs::read_to_string(&temp).unwrap(), "ours");
+
+        // A program saved over outl's file: its save is newer than the file swapped out.
+        fs::write(&page, "newer").unwrap();
+        fs::write(&temp, "theirs").unwrap();
+        swap_back(&temp, &page, ours).unwrap();
+        assert_eq!(fs::read_to_string(&page).unwrap(), "newer");
+        assert_eq!(fs::read_to_string(&temp).unwrap(), "theirs");
     }
 
     #[test]
