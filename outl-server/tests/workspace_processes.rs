@@ -154,10 +154,10 @@ fn forward_acks(child: &mut Child, tx: mpsc::Sender<Ack>) -> std::thread::JoinHa
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
-            if let Some(ack) = parse_ack(&line) {
-                if tx.send(ack).is_err() {
-                    break;
-                }
+            if let Some(ack) = parse_ack(&line)
+                && tx.send(ack).is_err()
+            {
+                break;
             }
         }
     })

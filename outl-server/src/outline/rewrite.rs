@@ -225,7 +225,7 @@ impl Surgical<'_> {
                 self.push_piece(out, source);
                 continue;
             };
-            let Some(new) = line_properties.get(&*key) else {
+            let Some(new) = line_properties.get(&key) else {
                 continue;
             };
             if *new == *normalize_value(value) {

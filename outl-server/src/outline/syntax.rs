@@ -229,6 +229,40 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
+/// `:key: value` inside a `:PROPERTIES:` drawer, the key lowercased as Logseq reads it
+/// (`:ID:` is the block's `id`).
+pub(crate) fn drawer_property(line: &str) -> Option<(String, String)> {
+    let rest = split_indent(line).1.strip_prefix(':')?;
+    let (key, value) = rest.split_once(':')?;
+    let plain = !key.is_empty() && is_property_key(key);
+    plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
+}
+
+/// The name, in capitals, of the `#+BEGIN_…` block a line (without indentation) opens.
+pub(crate) fn directive_begins(rest: &str) -> Option<String> {
+    let begin = rest
+        .get(..8)
+        .filter(|b| b.eq_ignore_ascii_case("#+BEGIN_"))?;
+    let name = rest[begin.len()..].split_whitespace().next()?;
+    Some(name.to_ascii_uppercase())
+}
+
+/// Whether a line (without indentation) is the `#+END_…` line of the block `name`.
+pub(crate) fn directive_ends(rest: &str, name: &str) -> bool {
+    let rest = rest.trim_end();
+    rest.get(..6)
+        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
+        .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
+}
+
+/// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go
+/// deeper than markdown's six levels, and Logseq reads those as headings too.
+pub(crate) fn heading_level(rest: &str) -> Option<usize> {
+    let level = rest.bytes().take_while(|&b| b == b'#').count();
+    let after = &rest[level..];
+    (level > 0 && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(level)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -338,38 +372,4 @@ mod tests {
         assert_eq!(split("a\r\nb\rc\n\nd"), ["a", "b", "c", "", "d"]);
         assert_eq!(split("\n"), [""]);
     }
-}
-
-/// `:key: value` inside a `:PROPERTIES:` drawer, the key lowercased as Logseq reads it
-/// (`:ID:` is the block's `id`).
-pub(crate) fn drawer_property(line: &str) -> Option<(String, String)> {
-    let rest = split_indent(line).1.strip_prefix(':')?;
-    let (key, value) = rest.split_once(':')?;
-    let plain = !key.is_empty() && is_property_key(key);
-    plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
-}
-
-/// The name, in capitals, of the `#+BEGIN_…` block a line (without indentation) opens.
-pub(crate) fn directive_begins(rest: &str) -> Option<String> {
-    let begin = rest
-        .get(..8)
-        .filter(|b| b.eq_ignore_ascii_case("#+BEGIN_"))?;
-    let name = rest[begin.len()..].split_whitespace().next()?;
-    Some(name.to_ascii_uppercase())
-}
-
-/// Whether a line (without indentation) is the `#+END_…` line of the block `name`.
-pub(crate) fn directive_ends(rest: &str, name: &str) -> bool {
-    let rest = rest.trim_end();
-    rest.get(..6)
-        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
-        .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
-}
-
-/// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go
-/// deeper than markdown's six levels, and Logseq reads those as headings too.
-pub(crate) fn heading_level(rest: &str) -> Option<usize> {
-    let level = rest.bytes().take_while(|&b| b == b'#').count();
-    let after = &rest[level..];
-    (level > 0 && (after.is_empty() || after.starts_with([' ', '\t']))).then_some(level)
 }

@@ -104,7 +104,7 @@ fn mint(key: &[u8; 32], material: &[u8], count: usize, taken: impl Fn(&str) -> b
             return id;
         }
         attempt += 1;
-        if attempt % ATTEMPTS_PER_LEN == 0 {
+        if attempt.is_multiple_of(ATTEMPTS_PER_LEN) {
             len += 1;
         }
     }

@@ -408,7 +408,7 @@ mod tests {
 
     fn block(id: &str, text: &str, children: Vec<Block>) -> Block {
         let mut properties = Properties::new();
-        if text.len() % 2 == 0 {
+        if text.len().is_multiple_of(2) {
             properties.insert("key".into(), format!("value of {id}"));
         }
         Block {

@@ -140,7 +140,7 @@ mod tests {
     fn take_removes_a_subtree_anywhere() {
         let mut p = page();
         let b = p.take_block("b").expect("b is on the page");
-        assert_eq!(shape(&[b.clone()]), "b(c)");
+        assert_eq!(shape(std::slice::from_ref(&b)), "b(c)");
         assert_eq!(b.subtree_len(), 2);
         assert_eq!(shape(&p.blocks()), "a(d) e");
         assert_eq!(p.take_block("c"), None, "c left with b");
