@@ -21,6 +21,9 @@ const FOUR_SPACES: &str = "- a\n\n    - b\n      \\- not a bullet\n\n- c\n";
 /// Headings without bullets, as Logseq's first pages were, over a block Logseq wrote with its
 /// properties first (a PDF highlight), a body line at the margin, a blank line inside a text.
 const HEADINGS: &str = "# Changelog\nWhat changed.\n## 0.9\n- ls-type:: annotation\n  hl-page:: 3\n  1. Introduction\n- first line\nbody at the margin\n\n  more\n";
+/// A 2020 page of headings without bullets: front matter, blank lines between the headings, a
+/// heading whose id is in a `:PROPERTIES:` drawer.
+const HEADINGS_ONLY: &str = "---\ntitle: Outline\n---\n\n## A\n\n### a1\n\n## B\n:PROPERTIES:\n:ID: 11111111-2222-4333-8444-555555555555\n:END:\n";
 /// Bullets that start a tab in, Chinese text, no final break.
 const INDENTED: &str = "\t- 为什么需要打开\n\t\t- 时间戳的支持\n\t- 第三";
 
@@ -32,6 +35,7 @@ fn workspace() -> tempfile::TempDir {
         ("pages/Bob.md", "- Bob's page\n"),
         ("pages/Headings.md", HEADINGS),
         ("pages/Indented.md", INDENTED),
+        ("pages/Outline.md", HEADINGS_ONLY),
     ])
 }
 
@@ -228,6 +232,44 @@ fn a_changed_block_keeps_its_form_and_the_lines_it_did_not_change() {
             "outl_block_insert",
             json!({ "text": "新的", "parent_id": third }),
             vec!["-\t- 第三", "+\t- 第三\n", "+\t\t- 新的"],
+        ),
+    ];
+    for (tool, args, expected) in cases {
+        assert_write_changes(&mut s, root, file, tool, args, &expected);
+    }
+    s.finish();
+}
+
+#[test]
+fn a_page_of_headings_gets_each_new_block_as_lines_of_its_own() {
+    // Logseq puts every heading that no bullet opens at the top level, so a new block there is
+    // a bullet at the margin, and a block under a heading a bullet indented under it.
+    let ws = workspace();
+    let root = ws.path();
+    let file = "pages/Outline.md";
+    let mut s = StdioSession::initialized(root);
+    let a1 = id_of(&mut s, "outline", "### a1");
+    let b = id_of(&mut s, "outline", "## B");
+    let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+        (
+            "outl_block_insert",
+            json!({ "after_id": a1, "text": "### new heading" }),
+            vec!["+- ### new heading\n"],
+        ),
+        (
+            "outl_block_insert",
+            json!({ "after_id": a1, "text": "new" }),
+            vec!["+- new\n"],
+        ),
+        (
+            "outl_block_insert",
+            json!({ "parent_id": a1, "text": "under a1" }),
+            vec!["+\t- under a1\n"],
+        ),
+        (
+            "outl_block_todo",
+            json!({ "id": b, "state": "TODO" }),
+            vec!["-## B\n", "+## TODO B\n"],
         ),
     ];
     for (tool, args, expected) in cases {

@@ -112,50 +112,17 @@ impl<'a> Parser<'a> {
             self.open_block(col, text);
             return;
         }
-        // A heading at the margin starts a block, as mldoc reads it: in a page without
-        // bullets, as Logseq's first markdown pages were, a child of the nearest heading above
-        // it of a lower level; after bullets (`# Usage` then tab-indented bullets, then
-        // `# Background`), it ends them, and the bullets after it are its children.
-        if !in_fence
-            && indent.is_empty()
-            && let Some(level) = heading_level(rest)
-        {
-            while self.open.last().is_some_and(|block| {
-                block
-                    .unbulleted
-                    .is_none_or(|above| above == 0 || above >= level)
-            }) {
+        // A `#` heading line starts a block, as mldoc cuts it, and a top-level one wherever it
+        // stands, at the margin or indented in a block's text: Logseq gives every markdown
+        // heading that no bullet opens the level of a bullet at the margin (graph-parser's
+        // `construct-block`), so the blocks open above it end, and the bullets indented
+        // after it are its children.
+        if !in_fence && heading_level(rest).is_some() {
+            while !self.open.is_empty() {
                 self.close_innermost();
             }
             self.starts.push(offset);
-            let mut block = OpenBlock::titled(0, 0, line);
-            block.unbulleted = Some(level);
-            self.open.push(block);
-            return;
-        }
-        // A heading in a bulleted block's text starts a block of its own, as mldoc reads it, a
-        // child of that block; the next bullet or heading ends it.
-        if !in_fence
-            && heading_level(rest).is_some()
-            && self
-                .open
-                .last()
-                .is_some_and(|block| block.unbulleted.is_none() || block.in_body)
-        {
-            if self.open.last().is_some_and(|block| block.in_body) {
-                self.close_innermost();
-            }
-            if let Some(parent) = self.open.last_mut() {
-                parent.settle_blanks();
-            }
-            if self.open.len() == MAX_DEPTH {
-                self.close_innermost();
-            }
-            self.starts.push(offset);
-            let bullet_col = self.open.last().map_or(0, |parent| parent.bullet_col);
-            let mut block = OpenBlock::titled(bullet_col, col, rest);
-            block.in_body = true;
-            self.open.push(block);
+            self.open.push(OpenBlock::titled(0, col, rest));
             return;
         }
         match self.open.last_mut() {
@@ -169,9 +136,7 @@ impl<'a> Parser<'a> {
                 } else {
                     // Free text before the first bullet opens a first block of its own.
                     self.starts.push(offset);
-                    let mut block = OpenBlock::titled(0, 0, line);
-                    block.unbulleted = Some(0);
-                    self.open.push(block);
+                    self.open.push(OpenBlock::titled(0, 0, line));
                 }
             }
         }
@@ -180,9 +145,6 @@ impl<'a> Parser<'a> {
     fn open_block(&mut self, bullet_col: usize, text: &'a str) {
         if let Some(block) = self.open.last_mut() {
             block.settle_blanks();
-        }
-        while self.open.last().is_some_and(|block| block.in_body) {
-            self.close_innermost();
         }
         while self
             .open
@@ -238,11 +200,6 @@ struct OpenBlock<'a> {
     /// Whether the bullet's line began the text; if it held a property instead, the text
     /// begins with the first line after the properties.
     titled: bool,
-    /// For a block no bullet opened: the level of the heading that did, 0 for free text
-    /// before the first bullet or heading.
-    unbulleted: Option<usize>,
-    /// A heading in a bulleted block's text opened this block, a child of that one.
-    in_body: bool,
     body: Vec<String>,
     pending_blanks: Vec<&'a str>,
     /// A `:PROPERTIES:` drawer being read where properties are, as mldoc reads one in a
@@ -290,8 +247,6 @@ impl<'a> OpenBlock<'a> {
             in_properties: true,
             later_properties: LaterProperties::Possible,
             titled: true,
-            unbulleted: None,
-            in_body: false,
             body: Vec::new(),
             pending_blanks: Vec::new(),
             drawer: None,

@@ -145,13 +145,23 @@ fn a_properties_drawer_under_the_first_line_is_the_block_s_properties() {
 
 #[test]
 fn a_heading_in_a_block_s_text_is_a_block_of_its_own() {
-    // As Logseq reads mldoc's levels: a child of the block, before the block's children.
+    // As Logseq levels mldoc's blocks: a heading no bullet opens is at the top level, and the
+    // bullets indented after it are its children.
     let doc = parse("- a\n  # b\n  its text\n\t- child\n- c\n");
     assert_eq!(
         doc.blocks,
         [
-            node("a", &[], vec![leaf("# b\nits text"), leaf("child")]),
+            leaf("a"),
+            node("# b\nits text", &[], vec![leaf("child")]),
             leaf("c")
+        ]
+    );
+    let deep = parse("- a\n\t- a2\n\t  ## b\n\t- a3\n");
+    assert_eq!(
+        deep.blocks,
+        [
+            node("a", &[], vec![leaf("a2")]),
+            node("## b", &[], vec![leaf("a3")])
         ]
     );
     // A text line that would read so is escaped, and reads back as it was.
@@ -932,7 +942,7 @@ fn a_bullet_that_starts_with_a_property_has_its_text_after_the_properties() {
 }
 
 #[test]
-fn headings_at_the_margin_are_blocks_nested_by_level() {
+fn headings_at_the_margin_are_top_level_blocks_whatever_their_level() {
     let md = "intro line\n## TODO contact julia\n### TODO read the texts\nbody of it\n\n## DONE the bag\n# Top\n- a bullet\n## a block after bullets too\n";
     let doc = parse(md);
     let outline: Vec<(&str, usize)> = doc
@@ -944,16 +954,25 @@ fn headings_at_the_margin_are_blocks_nested_by_level() {
         outline,
         [
             ("intro line", 0),
-            ("## TODO contact julia", 1),
+            ("## TODO contact julia", 0),
+            ("### TODO read the texts\nbody of it", 0),
             ("## DONE the bag", 0),
             ("# Top", 0),
             ("a bullet", 0),
             ("## a block after bullets too", 0),
         ]
     );
+    let nested = parse("# Usage\n\t- first\n\t\t- deeper\n# Background\n");
     assert_eq!(
-        doc.blocks[1].children[0].text,
-        "### TODO read the texts\nbody of it"
+        nested.blocks,
+        [
+            node(
+                "# Usage",
+                &[],
+                vec![node("first", &[], vec![leaf("deeper")])]
+            ),
+            leaf("# Background")
+        ]
     );
     assert_eq!(parse(&serialize(&doc)), doc);
 }
