@@ -162,6 +162,23 @@ fn indent_unit(original: &str) -> String {
     fewest_spaces.map_or_else(|| "\t".to_owned(), |n| " ".repeat(n))
 }
 
+/// Where a run of sibling blocks is written: under the block whose indentation is `parent`
+/// (`None` at the top level), a block written anew indented by `unit` more when none of its
+/// siblings says otherwise.
+#[derive(Clone, Copy)]
+struct Level<'i> {
+    parent: Option<&'i str>,
+    unit: &'i str,
+}
+
+/// How many blocks `nodes` hold, their descendants included.
+fn descendants(nodes: &[OutlineNode]) -> usize {
+    nodes
+        .iter()
+        .map(|node| 1 + descendants(&node.children))
+        .sum()
+}
+
 struct Surgical<'a> {
     original: &'a str,
     starts: &'a [usize],
@@ -178,8 +195,11 @@ impl Surgical<'_> {
     fn write(&self, doc: &Document, formers: &[Former]) -> Option<String> {
         let mut out = String::with_capacity(self.original.len() + 64);
         self.write_head(doc, &mut out);
-        let mut formers = formers.iter().copied();
-        self.write_blocks(&doc.blocks, None, 0, &mut formers, &mut out)?;
+        let top = Level {
+            parent: None,
+            unit: &self.style.indent_unit,
+        };
+        self.write_blocks(&doc.blocks, top, 0, formers, &mut 0, &mut out)?;
         if !self.style.final_break {
             // The file ended without a line break, so it ends without the blank lines a kept
             // block brings along as well.
@@ -284,35 +304,47 @@ impl Surgical<'_> {
         line
     }
 
-    /// Writes `blocks`, children of a block whose bullet is indented by `parent_indent` (`None`
-    /// at the top level), each kept one as the original's lines.
+    /// Writes `blocks`, the children of a block at `level`, each kept one as the original's
+    /// lines; `formers[*at..]` says what they and their descendants were, in document order.
+    /// A block written anew takes the indentation of its siblings in the file, so that a page
+    /// that indents some children by a tab and others by two spaces keeps both.
     fn write_blocks(
         &self,
         blocks: &[OutlineNode],
-        parent_indent: Option<&str>,
+        level: Level<'_>,
         depth: usize,
-        formers: &mut impl Iterator<Item = Former>,
+        formers: &[Former],
+        at: &mut usize,
         out: &mut String,
     ) -> Option<()> {
         if depth >= MAX_DEPTH && !blocks.is_empty() {
             return None;
         }
-        for block in blocks {
-            let former = formers.next().unwrap_or(Former::New);
+        // The indentation of the last sibling so far that kept its lines.
+        let mut kept_indent: Option<&str> = None;
+        for (i, block) in blocks.iter().enumerate() {
+            let former = formers.get(*at).copied().unwrap_or(Former::New);
+            *at += 1;
             let indent: Cow<'_, str> = match former {
                 Former::Unchanged(k) => {
                     let lines = self.block_lines(k)?;
                     self.push_piece(out, lines);
+                    kept_indent = Some(self.level_of(lines));
                     Cow::Borrowed(self.level_of(lines))
                 }
                 Former::Changed(_) | Former::New => {
-                    let nested = match parent_indent {
-                        Some(parent) => Cow::Owned(format!("{parent}{}", self.style.indent_unit)),
-                        None => Cow::Borrowed(self.style.margin.as_str()),
-                    };
                     let former_lines = match former {
                         Former::Changed(k) => Some(self.block_lines(k)?),
                         _ => None,
+                    };
+                    let sibling_indent = kept_indent.or_else(|| {
+                        let next = *at + descendants(&block.children);
+                        self.kept_sibling_indent(&blocks[i + 1..], formers.get(next..)?)
+                    });
+                    let nested = match (sibling_indent, level.parent) {
+                        (Some(sibling), _) => Cow::Borrowed(sibling),
+                        (None, Some(parent)) => Cow::Owned(format!("{parent}{}", level.unit)),
+                        (None, None) => Cow::Borrowed(self.style.margin.as_str()),
                     };
                     let opening = match former_lines {
                         Some(lines) if self.keep_lines => self.opening_of(lines, block),
@@ -350,9 +382,33 @@ impl Surgical<'_> {
                     indent
                 }
             };
-            self.write_blocks(&block.children, Some(&indent), depth + 1, formers, out)?;
+            // The unit this block's indentation adds to its parent's is the one its own
+            // children are likeliest to have.
+            let unit = level
+                .parent
+                .and_then(|parent| indent.strip_prefix(parent))
+                .filter(|unit| !unit.is_empty() && self.style.syntax == Syntax::Markdown)
+                .unwrap_or(level.unit);
+            let children = Level {
+                parent: Some(&indent),
+                unit,
+            };
+            self.write_blocks(&block.children, children, depth + 1, formers, at, out)?;
         }
         Some(())
+    }
+
+    /// The indentation of the first of `blocks` that keeps its lines, `formers` saying what
+    /// `blocks` and their descendants were, in document order.
+    fn kept_sibling_indent(&self, blocks: &[OutlineNode], formers: &[Former]) -> Option<&str> {
+        let mut at = 0;
+        for block in blocks {
+            if let Some(Former::Unchanged(k)) = formers.get(at) {
+                return self.block_lines(*k).map(|lines| self.level_of(lines));
+            }
+            at += 1 + descendants(&block.children);
+        }
+        None
     }
 
     /// A changed block's `fresh` lines, with each line that says what a line of its `former`
@@ -635,6 +691,33 @@ mod tests {
         assert_eq!(
             written,
             "- a\r\n    - b\r\n    - c\r\n      second line\r\n"
+        );
+    }
+
+    #[test]
+    fn new_blocks_take_their_siblings_indent_where_a_page_mixes_tabs_and_spaces() {
+        let original = "- a\n\t- a1\n- b\n  - b1\n  - b2\n- c\n";
+        let leaf = |text: &str| OutlineNode {
+            text: text.into(),
+            properties: Properties::new(),
+            children: vec![],
+        };
+        let mut doc = parse(original);
+        doc.blocks[1].children.insert(1, leaf("new"));
+        let formers = [0, 1, 2, 3].map(Unchanged);
+        let inserted = [&formers[..], &[New, Unchanged(4), Unchanged(5)]].concat();
+        assert_eq!(
+            over(original, &doc, &inserted),
+            "- a\n\t- a1\n- b\n  - b1\n  - new\n  - b2\n- c\n"
+        );
+        // Indented under a block two spaces in, a block goes two spaces further, not a tab.
+        let mut doc = parse(original);
+        let b2 = doc.blocks[1].children.remove(1);
+        doc.blocks[1].children[0].children.push(b2);
+        let indented = [&formers[..], &[Changed(4), Unchanged(5)]].concat();
+        assert_eq!(
+            over(original, &doc, &indented),
+            "- a\n\t- a1\n- b\n  - b1\n    - b2\n- c\n"
         );
     }
 
