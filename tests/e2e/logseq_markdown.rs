@@ -355,6 +355,42 @@ fn a_ref_the_model_writes_gives_its_target_an_id_line_logseq_resolves() {
 }
 
 #[test]
+fn a_ref_to_a_copy_of_a_block_gives_the_copy_an_id_of_its_own() {
+    // Two blocks with one `id::` (a block copied with its id): the first keeps it, as in
+    // Logseq, and a ref to the second gives the second an id of its own.
+    const SHARED: &str = "11111111-2222-4333-8444-555555555555";
+    let one = format!("- first copy\n  id:: {SHARED}\n");
+    let two = format!("- second copy\n  id:: {SHARED}\n- source\n");
+    let ws = workspace_with(&[
+        ("pages/One.md", one.as_str()),
+        ("pages/Two.md", two.as_str()),
+    ]);
+    let root = ws.path();
+    let mut s = StdioSession::initialized(root);
+    let page = json_payload(&s.call("outl_page_get", json!({ "slug": "Two" })));
+    let copy = page["outline"][0]["id"].as_str().unwrap().to_owned();
+    let source = page["outline"][1]["id"].as_str().unwrap().to_owned();
+    let text = format!("source, see (({copy}))");
+    json_payload(&s.call("outl_block_update", json!({ "id": source, "text": text })));
+
+    let two_md = read(root, "pages/Two.md");
+    let copy_uuid = anchored_uuid(&two_md, "second copy");
+    assert_ne!(copy_uuid, SHARED, "{two_md}");
+    assert_eq!(
+        two_md,
+        format!("- second copy\n  id:: {copy_uuid}\n- source, see (({copy_uuid}))\n")
+    );
+    assert_eq!(
+        read(root, "pages/One.md"),
+        one,
+        "the first copy keeps its id"
+    );
+    let back = json_payload(&s.call("outl_block_refs", json!({ "id": copy })));
+    assert_eq!(back["total"], 1, "{back}");
+    s.finish();
+}
+
+#[test]
 fn embeds_are_references_and_render_shows_what_they_embed() {
     let ws = workspace_with(&[
         (

@@ -9,7 +9,7 @@
 
 use super::Syntax;
 use super::org::headline;
-use super::syntax::{Fence, directive_begins, directive_ends, split_indent};
+use super::syntax::{Fence, after_directive_end, directive_begins, directive_ends, split_indent};
 
 /// A line of a text that Logseq would not read back as that text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,10 +41,19 @@ pub fn misread_line(syntax: Syntax, text: &str, former: Option<&str>) -> Option<
     let mut verbatim = Verbatim::default();
     for (index, line) in lines.iter().enumerate() {
         let (_, rest) = split_indent(line);
-        if verbatim.line(rest) || known(line) {
+        let dropped_after_end = verbatim
+            .directive
+            .as_deref()
+            .and_then(|name| after_directive_end(rest, name))
+            .is_some_and(|after| !after.trim().is_empty());
+        let in_verbatim = verbatim.line(rest);
+        if known(line) || (in_verbatim && !dropped_after_end) {
             continue;
         }
-        let why = if syntax == Syntax::Markdown && is_logseq_property_line(rest) {
+        let why = if dropped_after_end {
+            "text after the #+END_ line's marker, which Logseq drops with the marker; put it \
+             on a line of its own"
+        } else if syntax == Syntax::Markdown && is_logseq_property_line(rest) {
             "a property of the block (or of the page, in its first block); give properties \
              as properties, or begin the line with other words"
         } else if syntax == Syntax::Markdown && index > 0 && is_heading(rest) {
@@ -184,6 +193,10 @@ mod tests {
     fn verbatim_lines_and_lines_the_block_had_are_not() {
         assert_eq!(why("a\n```\nkey:: v\n# x\n```"), None);
         assert_eq!(why("a\n#+BEGIN_SRC\nkey:: v\n#+END_SRC\nk:: v"), Some(5));
+        // mldoc ends the block at its marker and drops what follows it on the line.
+        assert_eq!(why("#+BEGIN_NOTE\na note\n#+END_NOTE see ((x))"), Some(3));
+        assert_eq!(why("#+BEGIN_NOTE\na note\n#+end_note  \nk:: v"), Some(4));
+        assert_eq!(why("#+BEGIN_NOTE\n#+END_NOTES\nk:: v"), Some(2));
         let former = "DONE a\n:LOGBOOK:\nCLOCK: x\n:END:";
         assert_eq!(
             misread_line(

@@ -249,10 +249,21 @@ pub(crate) fn directive_begins(rest: &str) -> Option<String> {
 
 /// Whether a line (without indentation) is the `#+END_…` line of the block `name`.
 pub(crate) fn directive_ends(rest: &str, name: &str) -> bool {
-    let rest = rest.trim_end();
-    rest.get(..6)
+    after_directive_end(rest, name).is_some()
+}
+
+/// What follows the `#+END_…` marker of the block `name` on a line (without indentation)
+/// that ends it. As mldoc reads it, a line that starts with the marker ends the block,
+/// whatever comes after it (`#+END_NOTE see`), and what comes after is dropped.
+pub(crate) fn after_directive_end<'l>(rest: &'l str, name: &str) -> Option<&'l str> {
+    let after = rest
+        .get(..6)
         .filter(|end| end.eq_ignore_ascii_case("#+END_"))
-        .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
+        .map(|end| &rest[end.len()..])?;
+    let named = after
+        .get(..name.len())
+        .filter(|named| named.eq_ignore_ascii_case(name))?;
+    Some(&after[named.len()..])
 }
 
 /// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go

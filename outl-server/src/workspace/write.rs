@@ -818,8 +818,8 @@ impl Workspace {
             .ok_or_else(|| not_found(&slug))
     }
 
-    /// Gives each block that a text of `changes` newly refers to, and that has no `id::`, the
-    /// UUID its short id is encoded in (see [`ids::anchor_uuid`]) as its `id::`: Logseq
+    /// Gives each block that a text of `changes` newly refers to, and that has no `id::` of its
+    /// own, the UUID its short id is encoded in (see [`ids::anchor_uuid`]) as its `id::`: Logseq
     /// resolves a ref only to a block whose file names its UUID (an `:id:` in an org block's
     /// drawer). A block on a page the op does not touch brings its page into the op, changed
     /// by that one line.
@@ -845,8 +845,10 @@ impl Workspace {
             });
         }
         for id in targets {
+            // An `id::` that serves another block (a copy's, which Logseq gives to the first
+            // block that has it) is replaced, as Logseq replaces it when it saves the copy.
             let anchor = |block: &mut Block| {
-                if block.properties.contains_key(ids::ID_PROPERTY) {
+                if ids::user_id(block).is_some_and(|served| served == block.id.as_str()) {
                     return;
                 }
                 if let Some(uuid) = ids::anchor_uuid(&block.id) {
