@@ -80,9 +80,20 @@ fn every_page_file_is_served_or_listed_with_why_it_is_not() {
     let ws = workspace_with(&[
         (
             "logseq/config.edn",
-            "{:hidden [\"/pages/archive\" \"pages/old.md\"]}",
+            "{:hidden [\"/pages/archive\" \"pages/old.md\" \"drafts/wip\"]}",
         ),
         ("pages/.NET.md", "- the runtime\n"),
+        // Logseq hides what starts with a :hidden path, so "/pages/archive" hides this too.
+        ("pages/archived plans.md", "- hidden as well\n"),
+        // Logseq reads page files anywhere in the graph's folder, but for dot folders and its
+        // backups.
+        ("README.md", "- about this graph\n"),
+        ("drafts/idea.md", "- a draft\n"),
+        ("drafts/wip-notes.md", "- hidden\n"),
+        ("assets/photo.jpg", "jpg"),
+        (".github/notes.md", "- not in the graph\n"),
+        ("logseq/bak/pages/Foo/2024.md", "- a backup\n"),
+        ("node_modules/x/README.md", "- not in the graph\n"),
         ("pages/Foo.md", "- upper\n"),
         ("pages/foo.md", "- lower\n"),
         ("pages/foo.org", "* org\n"),
@@ -97,14 +108,14 @@ fn every_page_file_is_served_or_listed_with_why_it_is_not() {
     let list = json_payload(&s.call("outl_page_list", json!({})));
     let mut slugs = column(&list["pages"], "slug");
     slugs.sort_unstable();
-    assert_eq!(slugs, [".net", "foo"], "{list}");
+    assert_eq!(slugs, [".net", "foo", "idea", "readme"], "{list}");
     let dot = json_payload(&s.call("outl_page_get", json!({ "slug": ".NET" })));
     assert_eq!(dot["meta"]["name"], ".NET");
 
     let info = json_payload(&s.call("outl_workspace_info", json!({})));
     assert_eq!(
         (info["pages"].as_u64(), info["journals"].as_u64()),
-        (Some(2), Some(1))
+        (Some(4), Some(1))
     );
     assert_eq!(
         info["shadowed"],
@@ -123,7 +134,15 @@ fn every_page_file_is_served_or_listed_with_why_it_is_not() {
         skipped,
         [
             (
+                "drafts/wip-notes.md",
+                "hidden by :hidden \"drafts/wip\" of logseq/config.edn"
+            ),
+            (
                 "pages/archive",
+                "hidden by :hidden \"pages/archive\" of logseq/config.edn"
+            ),
+            (
+                "pages/archived plans.md",
                 "hidden by :hidden \"pages/archive\" of logseq/config.edn"
             ),
             ("pages/diagram.png", "not a page file (.md or .org)"),

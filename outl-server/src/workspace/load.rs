@@ -81,25 +81,37 @@ pub struct Loaded {
     pub md: String,
 }
 
-/// Every page file under `pages/` and `journals/` (relative, `/`-separated, sorted), and the
-/// files that were passed over, each with why. A page file is a `.md` or `.org` file, its name
-/// starting with a dot or not (`.NET.md` is the page `.NET`), that `:hidden` (paths relative
-/// to the graph, `/archived` or `pages/drafts.md`) does not hide and that is no editor's lock
-/// or temp file.
+/// Every page file of the graph (relative, `/`-separated, sorted), and the files passed over,
+/// each with why. As Logseq reads a graph, a page file is a `.md` or `.org` file anywhere in
+/// the graph's folder: under `pages/` and `journals/`, and elsewhere too (a `README.md` at the
+/// top is the page `README`), but for what Logseq leaves out of a graph: folders and files whose
+/// names start with a dot (`.git`, outl's own `.outl`), `node_modules`, `logseq/bak` and
+/// `logseq/version-files`. Under `pages/` and `journals/` a name starting with a dot is a page
+/// (`.NET.md` is the page `.NET`). A file is no page when `:hidden` hides it (Logseq hides
+/// every path that starts with one of its paths, taken from the graph's folder) or when it is
+/// an editor's lock or temp file.
 pub fn page_files(root: &Path, hidden: &[String]) -> (Vec<String>, Vec<Skipped>) {
-    let hidden: Vec<&str> = hidden
+    let hidden: Vec<String> = hidden
         .iter()
-        .map(|path| path.trim_start_matches("./").trim_matches('/'))
-        .filter(|path| !path.is_empty())
+        .map(|path| format!("/{}", path.trim_start_matches('/')))
+        .filter(|path| path.len() > 1)
         .collect();
     let mut files = Vec::new();
     let mut skipped = Vec::new();
-    for dir in [PAGES_DIR, JOURNALS_DIR] {
-        walk(root, dir, &hidden, &mut files, &mut skipped);
-    }
+    walk(root, "", &hidden, &mut files, &mut skipped);
     files.sort();
     skipped.sort_by(|a, b| a.file.cmp(&b.file));
     (files, skipped)
+}
+
+/// Folders Logseq leaves out of a graph, besides those whose names start with a dot.
+const NOT_IN_GRAPH: [&str; 3] = ["node_modules", "logseq/bak", "logseq/version-files"];
+
+/// Whether `rel`, a path in the graph's folder, is under `pages/` or `journals/`.
+fn in_page_folders(rel: &str) -> bool {
+    [PAGES_DIR, JOURNALS_DIR]
+        .iter()
+        .any(|dir| rel.strip_prefix(dir).is_some_and(|r| r.starts_with('/')))
 }
 
 /// Whether a file name is a page's: `.md` or `.org`.
@@ -124,7 +136,7 @@ fn editor_file(name: &str) -> Option<&'static str> {
 fn walk(
     root: &Path,
     dir: &str,
-    hidden: &[&str],
+    hidden: &[String],
     files: &mut Vec<String>,
     skipped: &mut Vec<Skipped>,
 ) {
@@ -139,13 +151,23 @@ fn walk(
             });
             continue;
         };
-        let rel = format!("{dir}/{name}");
-        if let Some(path) = hidden.iter().find(|path| {
-            rel == **path || rel.strip_prefix(**path).is_some_and(|r| r.starts_with('/'))
-        }) {
+        let rel = if dir.is_empty() {
+            name.clone()
+        } else {
+            format!("{dir}/{name}")
+        };
+        let in_pages = in_page_folders(&rel);
+        if (name.starts_with('.') && !in_pages) || NOT_IN_GRAPH.contains(&rel.as_str()) {
+            continue;
+        }
+        let slashed = format!("/{rel}");
+        if let Some(path) = hidden
+            .iter()
+            .find(|path| slashed.starts_with(path.as_str()))
+        {
             skipped.push(Skipped {
                 file: rel,
-                reason: format!("hidden by :hidden \"{path}\" of logseq/config.edn"),
+                reason: format!("hidden by :hidden \"{}\" of logseq/config.edn", &path[1..]),
             });
             continue;
         }
@@ -153,6 +175,9 @@ fn walk(
         let Ok(kind) = entry.file_type() else {
             continue;
         };
+        if kind.is_symlink() && !in_pages && !is_page_file_name(&name) {
+            continue;
+        }
         if kind.is_symlink() {
             match entry.path().canonicalize() {
                 Ok(target)
@@ -185,6 +210,8 @@ fn walk(
                     files.push(rel);
                     continue;
                 }
+                // Outside the page folders a graph keeps its assets, its config and more.
+                None if !in_pages => continue,
                 None => "not a page file (.md or .org)",
             };
             skipped.push(Skipped {

@@ -14,11 +14,12 @@
 //! .outl/cache                  the pages and the index as last loaded, for the next open
 //! ```
 //!
-//! A Logseq graph opens as it is. Files under `pages/` and `journals/` (sub-folders included)
-//! ending in `.md` or `.org` are pages, dot-named ones too (`.NET.md`); what `:hidden` names,
-//! editors' lock files, other files and symlinks leading outside the workspace are skipped
-//! and reported ([`Graph::skipped`], see `load::page_files`). Org pages are read and written
-//! in org.
+//! A Logseq graph opens as it is. Files ending in `.md` or `.org` anywhere in the graph's
+//! folder are pages, as Logseq reads them, but for dot folders, `node_modules` and Logseq's
+//! backups; under `pages/` and `journals/` dot-named ones too (`.NET.md`). What `:hidden`
+//! hides, editors' lock files, other files in the page folders and symlinks leading outside
+//! the workspace are skipped and reported ([`Graph::skipped`], see `load::page_files`). Org
+//! pages are read and written in org.
 //!
 //! # Names and slugs
 //!
