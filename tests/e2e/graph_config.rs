@@ -58,9 +58,16 @@ fn a_config_in_logseqs_style_reads_without_problems() {
         ("pages/v1.2 notes.md", "- the dot is a dot\n"),
         ("pages/projects___apollo.md", "- a namespace\n"),
     ]);
-    let info = info(ws.path());
-    assert!(info.get("config_problems").is_none(), "{info}");
+    let described = info(ws.path());
+    assert!(described.get("config_problems").is_none(), "{described}");
+    assert_eq!(described["task_markers"], json!(["LATER", "NOW"]));
     assert_eq!(page_names(ws.path()), ["projects/apollo", "v1.2 notes"]);
+
+    // The workflow of TODO and DOING names those markers for the tasks written to the graph.
+    let todo_config =
+        STYLED_CONFIG.replace(":preferred-workflow :now", ":preferred-workflow :todo");
+    fs::write(ws.path().join("logseq/config.edn"), todo_config).expect("the config");
+    assert_eq!(info(ws.path())["task_markers"], json!(["TODO", "DOING"]));
 }
 
 #[test]

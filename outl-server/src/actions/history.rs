@@ -9,6 +9,7 @@ use super::outline::timestamp;
 use super::paging;
 use crate::Error;
 use crate::mcp::registry::NoArgs;
+use crate::outline::TaskMarker;
 use crate::workspace::{ConfigProblem, Op, ReplayOutcome, Shadowed, Skipped, Workspace};
 
 /// What `outl_workspace_info` reports.
@@ -35,6 +36,10 @@ pub struct WorkspaceInfo {
     /// `:hidden`, an editor's lock file, not `.md` or `.org`, unreadable, not UTF-8.
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub skipped: Vec<Skipped>,
+    /// The markers of a task not started and of one under way, as the graph's
+    /// `:preferred-workflow` has them (`LATER` and `NOW`, or `TODO` and `DOING`): the ones a
+    /// task written to this graph takes.
+    pub task_markers: [TaskMarker; 2],
     /// The outl version serving it.
     pub version: &'static str,
 }
@@ -76,6 +81,7 @@ pub fn outl_workspace_info(ws: &Workspace, _args: NoArgs) -> Result<WorkspaceInf
         config_problems: ws.config().problems.clone(),
         shadowed: graph.shadowed().to_vec(),
         skipped: graph.skipped().to_vec(),
+        task_markers: [ws.config().workflow.todo(), ws.config().workflow.doing()],
         version: env!("CARGO_PKG_VERSION"),
     })
 }

@@ -50,7 +50,8 @@ outl_block_tree and in hits, never in markdown. A hit of a search or list is a b
 
 Markdown to write (`md`): `- ` bullets, a tab per level; `key:: value` lines under a bullet are its \
 properties, before the first bullet the page's; a block starting with TODO, DOING, DONE, \
-LATER, NOW, WAITING or CANCELED is a task. A block's SCHEDULED/DEADLINE lines and \
+LATER, NOW, WAITING or CANCELED is a task; a new one takes the `task_markers` of \
+outl_workspace_info, the graph's own. A block's SCHEDULED/DEADLINE lines and \
 :LOGBOOK: drawer are read as `scheduled`, `deadline` and `logbook` beside its text, and a \
 text update keeps them.
 
