@@ -730,6 +730,16 @@ mod tests {
     }
 
     #[test]
+    fn an_edited_block_keeps_the_lines_of_its_math() {
+        let original =
+            "- sums\n  $$\\begin{aligned}\n  - a &= b \\\\\n  \\end{aligned}$$\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = doc.blocks[0].text.replace("sums", "sums, edited");
+        let written = over(original, &doc, &[Former::Changed(0), Former::Unchanged(1)]);
+        assert_eq!(written, original.replace("sums\n", "sums, edited\n"));
+    }
+
+    #[test]
     fn an_edited_block_keeps_its_properties_drawer() {
         let original = "- ## Clojure\n  :PROPERTIES:\n  :ID:06dec093-7938-4926-9da4-589713449fa8\n  :END:\n  body\n- next\n";
         let mut doc = parse(original);

@@ -4,7 +4,9 @@
 use std::borrow::Cow;
 
 use super::front_matter::{front_matter_properties, rewrite_front_matter};
-use super::syntax::{Fence, LinePlace, is_escapable, is_property_key_char, lines, split_indent};
+use super::syntax::{
+    Fence, LinePlace, Literal, is_escapable, is_property_key_char, lines, split_indent,
+};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
 /// Writes a document in the canonical style. Total: every document is written, and
@@ -282,45 +284,48 @@ pub(super) fn write_block_lines(
 }
 
 /// Escapes, with a leading `\`, the text lines the parser would otherwise read as structure
-/// (a bullet, a property, a code fence that is never closed) or unescape. Tracks code fences
-/// exactly as the parser does: inside one, bullets and fences are text.
+/// (a bullet, a property, a code fence or math that is never closed) or unescape. Tracks code
+/// fences and math exactly as the parser does: inside them, bullets and fences are text.
 fn escape_text_lines<'t>(first: &'t str, body: &[&'t str]) -> (Cow<'t, str>, Vec<Cow<'t, str>>) {
-    let closers = LaterFenceClosers::new(body);
-    let mut fence = None;
-    let first = escape_line(first, LinePlace::First, &mut fence, closers.after(None));
+    let closers = LaterClosers::new(body);
+    let mut literal = None;
+    let first = escape_line(first, LinePlace::First, &mut literal, closers.after(None));
     let body = body
         .iter()
         .enumerate()
         .map(|(index, line)| {
             let place = LinePlace::Body {
                 first: index == 0,
-                in_fence: fence.is_some(),
+                in_literal: literal.is_some(),
             };
-            escape_line(line, place, &mut fence, closers.after(Some(index)))
+            escape_line(line, place, &mut literal, closers.after(Some(index)))
         })
         .collect();
     (first, body)
 }
 
-/// Escapes one line if it must be, and moves the fence state past it.
+/// Escapes one line if it must be, and moves the literal state past it.
 fn escape_line<'t>(
     line: &'t str,
     place: LinePlace,
-    fence: &mut Option<Fence>,
-    later_closers: LongestCloserRuns,
+    literal: &mut Option<Literal>,
+    later_closers: LaterCloserRuns,
 ) -> Cow<'t, str> {
     let (indent, rest) = split_indent(line);
-    if let Some(open) = *fence {
+    if let Some(open) = *literal {
         if open.is_closed_by(rest) {
-            *fence = None;
+            // Math the line opens again holds the text's lines after it, if they close it.
+            *literal = open
+                .reopened_by(rest)
+                .filter(|&again| later_closers.closes(again));
         }
     } else if let Some(opened) = match place {
-        LinePlace::First => Fence::opened_by_first_line(rest),
-        LinePlace::Body { .. } => Fence::opened_by(rest),
+        LinePlace::First => Literal::opened_by_first_line(rest),
+        LinePlace::Body { .. } => Literal::opened_by(rest),
     } && later_closers.closes(opened)
     {
-        // A fence that is closed within the text is written as it is.
-        *fence = Some(opened);
+        // A fence or math that is closed within the text is written as it is.
+        *literal = Some(opened);
         return Cow::Borrowed(line);
     }
     if is_escapable(rest, place) {
@@ -331,20 +336,26 @@ fn escape_line<'t>(
 }
 
 /// For each body line, the longest closing-fence runs of backticks and of tildes among the
-/// lines after it, so "is this opener closed later" is answered without rescanning.
-struct LaterFenceClosers {
-    /// `suffix[i]`: the longest runs among body lines `i..`.
-    suffix: Vec<LongestCloserRuns>,
+/// lines after it, and whether one of them closes math, so "is this opener closed later" is
+/// answered without rescanning.
+struct LaterClosers {
+    /// `suffix[i]`: the closers among body lines `i..`.
+    suffix: Vec<LaterCloserRuns>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
-struct LongestCloserRuns {
+struct LaterCloserRuns {
     backticks: usize,
     tildes: usize,
+    math: bool,
 }
 
-impl LongestCloserRuns {
-    fn closes(self, fence: Fence) -> bool {
+impl LaterCloserRuns {
+    fn closes(self, literal: Literal) -> bool {
+        let fence = match literal {
+            Literal::Fence(fence) => fence,
+            Literal::Math => return self.math,
+        };
         let longest = match fence.char() {
             b'`' => self.backticks,
             _ => self.tildes,
@@ -353,12 +364,13 @@ impl LongestCloserRuns {
     }
 }
 
-impl LaterFenceClosers {
+impl LaterClosers {
     fn new(body: &[&str]) -> Self {
-        let mut suffix = vec![LongestCloserRuns::default(); body.len() + 1];
+        let mut suffix = vec![LaterCloserRuns::default(); body.len() + 1];
         for (index, line) in body.iter().enumerate().rev() {
             let mut runs = suffix[index + 1];
             let (_, rest) = split_indent(line);
+            runs.math |= Literal::Math.is_closed_by(rest);
             if let Some(closer) = Fence::closing_run(rest) {
                 let longest = match closer.char() {
                     b'`' => &mut runs.backticks,
@@ -368,11 +380,11 @@ impl LaterFenceClosers {
             }
             suffix[index] = runs;
         }
-        LaterFenceClosers { suffix }
+        LaterClosers { suffix }
     }
 
     /// The closers after body line `index`, or after the first line when `index` is `None`.
-    fn after(&self, index: Option<usize>) -> LongestCloserRuns {
+    fn after(&self, index: Option<usize>) -> LaterCloserRuns {
         let from = index.map_or(0, |i| i + 1);
         self.suffix.get(from).copied().unwrap_or_default()
     }

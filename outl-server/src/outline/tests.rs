@@ -241,6 +241,55 @@ fn a_fence_keeps_its_lines_verbatim() {
 }
 
 #[test]
+fn display_math_keeps_its_lines_as_text() {
+    // As mldoc reads it: `$$` at a line's start opens display math, the next `$$` closes it,
+    // and the lines between are the math's, a `- ` line too.
+    let page = "- a matrix\n  $$\\left(\\begin{matrix}\n  - x & y\\\\\n    - z\n  \\end{matrix}\\right)$$\n  after\n\t- a child\n- next\n";
+    let doc = parse(page);
+    assert_eq!(
+        doc.blocks,
+        [
+            node(
+                "a matrix\n$$\\left(\\begin{matrix}\n- x & y\\\\\n  - z\n\\end{matrix}\\right)$$\nafter",
+                &[],
+                vec![leaf("a child")]
+            ),
+            leaf("next")
+        ]
+    );
+    assert_eq!(parse(&serialize(&doc)), doc);
+    // On the first line too, after a heading's marks; and math closed on its line holds none.
+    let first = parse("- ## $$\n  - sum\n  $$\n- $$x$$\n  - child\n");
+    assert_eq!(
+        first.blocks,
+        [
+            leaf("## $$\n- sum\n$$"),
+            node("$$x$$", &[], vec![leaf("child")])
+        ]
+    );
+    // A closing `$$` may open math again right after it; an opener no later line closes is
+    // no math, and `$$` inside a line opens none.
+    let again = parse("- $$a$$ $$b\n  - c\n  $$\n- see $$e\n  - f\n- $$ never closed\n  - d\n");
+    assert_eq!(
+        again.blocks,
+        [
+            leaf("$$a$$ $$b\n- c\n$$"),
+            node("see $$e", &[], vec![leaf("f")]),
+            node("$$ never closed", &[], vec![leaf("d")])
+        ]
+    );
+    // A text whose math never closes is written so that it opens none.
+    let unclosed = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![node("$$x", &[], vec![leaf("y $$")]), leaf("z")],
+    };
+    let written = serialize(&unclosed);
+    assert_eq!(written, "- \\$$x\n\t- y $$\n- z\n");
+    assert_eq!(parse(&written), unclosed);
+}
+
+#[test]
 fn free_text_before_the_first_bullet_is_a_block() {
     let doc = parse("title:: Notes\n\nA page can start with prose.\nSecond line.\n\n- a bullet\n");
     assert_eq!(
@@ -478,6 +527,8 @@ const NASTY: &[&str] = &[
     "DONE",
     "[#A]",
     "#+",
+    "$$",
+    "$",
     "#+BEGIN_SRC",
     "#+end_src",
     "#+BEGIN_QUERY",
