@@ -467,24 +467,20 @@ enum LaterProperties {
     Done,
 }
 
-/// Whether the `#+END_…` line of `name` comes in `after` among the lines of the block whose
-/// text column is `text_col`: before a line less indented, a bullet deeper (a child), or a
-/// heading at the margin.
+/// Whether the `#+END_…` line of `name` comes in `after` before a line less indented than
+/// `text_col`, the block's text column. mldoc reads every line up to that one as the block's,
+/// bullets and headings too, at any depth (a list in an example nests).
 fn directive_closed_in_block(after: &str, name: &str, text_col: usize) -> bool {
     for line in lines(after) {
         let (indent, rest) = split_indent(line);
         if rest.is_empty() {
             continue;
         }
-        let col = columns(indent);
-        if directive_ends(rest, name) {
-            return col >= text_col;
-        }
-        let ends_block = col < text_col
-            || (bullet_text(rest).is_some() && col > text_col)
-            || (col == 0 && heading_level(rest).is_some());
-        if ends_block {
+        if columns(indent) < text_col {
             return false;
+        }
+        if directive_ends(rest, name) {
+            return true;
         }
     }
     false

@@ -367,13 +367,15 @@ impl Surgical<'_> {
                     // writes the `- x` of a quote's list); the parse of the result checks
                     // that a kept line still reads as it should.
                     let key = if i == 0 {
-                        self.first_line_text(line)
+                        self.first_line_text(line).to_owned()
                     } else {
-                        line.strip_prefix(common_prefix(line, text_prefix))
-                            .unwrap_or(line)
-                            .trim_start_matches('\\')
+                        let (indent, rest) = split_indent(
+                            line.strip_prefix(common_prefix(line, text_prefix))
+                                .unwrap_or(line),
+                        );
+                        format!("{indent}{}", rest.trim_start_matches('\\'))
                     };
-                    (i == 0, key.to_owned(), text[start..next].to_owned())
+                    (i == 0, key, text[start..next].to_owned())
                 })
                 .collect()
         };
@@ -727,6 +729,15 @@ mod tests {
         doc.blocks[0].text = doc.blocks[0].text.replace("said", "said, edited");
         let written = over(original, &doc, &[Former::Changed(0), Former::Unchanged(1)]);
         assert_eq!(written, original.replace("said\n", "said, edited\n"));
+    }
+
+    #[test]
+    fn an_edited_block_keeps_the_nested_list_of_its_example() {
+        let original = "- output\n  #+BEGIN_EXAMPLE\n  - one\n    - two\n  #+END_EXAMPLE\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = doc.blocks[0].text.replace("output", "output, edited");
+        let written = over(original, &doc, &[Former::Changed(0), Former::Unchanged(1)]);
+        assert_eq!(written, original.replace("output\n", "output, edited\n"));
     }
 
     #[test]

@@ -2,10 +2,12 @@
 //! values markdown cannot hold onto ones it can.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::front_matter::{front_matter_properties, rewrite_front_matter};
 use super::syntax::{
-    Fence, LinePlace, Literal, is_escapable, is_property_key_char, lines, split_indent,
+    Fence, LinePlace, Literal, directive_begins, directive_end_name, is_escapable,
+    is_property_key_char, lines, split_indent,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
@@ -284,12 +286,13 @@ pub(super) fn write_block_lines(
 }
 
 /// Escapes, with a leading `\`, the text lines the parser would otherwise read as structure
-/// (a bullet, a property, a code fence or math that is never closed) or unescape. Tracks code
-/// fences and math exactly as the parser does: inside them, bullets and fences are text.
+/// (a bullet, a property, a code fence, math or `#+BEGIN_…` block that is never closed) or
+/// unescape. Tracks code fences and math exactly as the parser does: inside them, bullets and
+/// fences are text.
 fn escape_text_lines<'t>(first: &'t str, body: &[&'t str]) -> (Cow<'t, str>, Vec<Cow<'t, str>>) {
     let closers = LaterClosers::new(body);
     let mut literal = None;
-    let first = escape_line(first, LinePlace::First, &mut literal, closers.after(None));
+    let first = escape_line(first, LinePlace::First, &mut literal, &closers, None);
     let body = body
         .iter()
         .enumerate()
@@ -298,19 +301,22 @@ fn escape_text_lines<'t>(first: &'t str, body: &[&'t str]) -> (Cow<'t, str>, Vec
                 first: index == 0,
                 in_literal: literal.is_some(),
             };
-            escape_line(line, place, &mut literal, closers.after(Some(index)))
+            escape_line(line, place, &mut literal, &closers, Some(index))
         })
         .collect();
     (first, body)
 }
 
-/// Escapes one line if it must be, and moves the literal state past it.
+/// Escapes one line, body line `index` (`None` for the first line), if it must be, and moves
+/// the literal state past it.
 fn escape_line<'t>(
     line: &'t str,
     place: LinePlace,
     literal: &mut Option<Literal>,
-    later_closers: LaterCloserRuns,
+    closers: &LaterClosers,
+    index: Option<usize>,
 ) -> Cow<'t, str> {
+    let later_closers = closers.after(index);
     let (indent, rest) = split_indent(line);
     if let Some(open) = *literal {
         if open.is_closed_by(rest) {
@@ -327,6 +333,8 @@ fn escape_line<'t>(
         // A fence or math that is closed within the text is written as it is.
         *literal = Some(opened);
         return Cow::Borrowed(line);
+    } else if directive_begins(rest).is_some_and(|name| closers.ends_directive(&name, index)) {
+        return Cow::Borrowed(line);
     }
     if is_escapable(rest, place) {
         Cow::Owned(format!("{indent}\\{rest}"))
@@ -336,11 +344,13 @@ fn escape_line<'t>(
 }
 
 /// For each body line, the longest closing-fence runs of backticks and of tildes among the
-/// lines after it, and whether one of them closes math, so "is this opener closed later" is
-/// answered without rescanning.
+/// lines after it, and whether one of them closes math; and the last `#+END_…` line of each
+/// name: so "is this opener closed later" is answered without rescanning.
 struct LaterClosers {
     /// `suffix[i]`: the closers among body lines `i..`.
     suffix: Vec<LaterCloserRuns>,
+    /// The last body line ending each `#+BEGIN_…` block, by its name in capitals.
+    last_directive_ends: HashMap<String, usize>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
@@ -367,9 +377,15 @@ impl LaterCloserRuns {
 impl LaterClosers {
     fn new(body: &[&str]) -> Self {
         let mut suffix = vec![LaterCloserRuns::default(); body.len() + 1];
+        let mut last_directive_ends = HashMap::new();
         for (index, line) in body.iter().enumerate().rev() {
             let mut runs = suffix[index + 1];
             let (_, rest) = split_indent(line);
+            if let Some(name) = directive_end_name(rest) {
+                last_directive_ends
+                    .entry(name.to_ascii_uppercase())
+                    .or_insert(index);
+            }
             runs.math |= Literal::Math.is_closed_by(rest);
             if let Some(closer) = Fence::closing_run(rest) {
                 let longest = match closer.char() {
@@ -380,7 +396,18 @@ impl LaterClosers {
             }
             suffix[index] = runs;
         }
-        LaterClosers { suffix }
+        LaterClosers {
+            suffix,
+            last_directive_ends,
+        }
+    }
+
+    /// Whether a body line after body line `index` (after the first line for `None`) ends the
+    /// `#+BEGIN_…` block `name` (in capitals).
+    fn ends_directive(&self, name: &str, index: Option<usize>) -> bool {
+        self.last_directive_ends
+            .get(name)
+            .is_some_and(|&end| index.is_none_or(|index| end > index))
     }
 
     /// The closers after body line `index`, or after the first line when `index` is `None`.

@@ -218,20 +218,23 @@ pub(crate) enum LinePlace {
 }
 
 /// Whether a line (without indentation) is structure at `place` — a bullet, a property, a
-/// fence or math opener — or such a line behind one or more backslashes. These are the lines whose
+/// fence, math or `#+BEGIN_…` opener — or such a line behind one or more backslashes. These are the lines whose
 /// leading backslash the parser removes, so the serializer escapes every text line of this
 /// kind that must not be read as structure, and every one that already starts with `\`.
 pub(crate) fn is_escapable(rest: &str, place: LinePlace) -> bool {
     let unescaped = rest.trim_start_matches('\\');
     match place {
         LinePlace::First => {
-            Literal::opened_by_first_line(unescaped).is_some() || property_line(unescaped).is_some()
+            Literal::opened_by_first_line(unescaped).is_some()
+                || directive_begins(unescaped).is_some()
+                || property_line(unescaped).is_some()
         }
         LinePlace::Body { first, in_literal } => {
             (first && property_line(unescaped).is_some())
                 || (!in_literal
                     && (bullet_text(unescaped).is_some()
                         || Literal::opened_by(unescaped).is_some()
+                        || directive_begins(unescaped).is_some()
                         || property_line(unescaped).is_some()
                         || heading_level(unescaped).is_some()))
         }
@@ -318,10 +321,16 @@ pub(crate) fn directive_begins(rest: &str) -> Option<String> {
 
 /// Whether a line (without indentation) is the `#+END_…` line of the block `name`.
 pub(crate) fn directive_ends(rest: &str, name: &str) -> bool {
+    directive_end_name(rest).is_some_and(|end| end.eq_ignore_ascii_case(name))
+}
+
+/// The name of the block a `#+END_…` line (without indentation) ends, as written.
+pub(crate) fn directive_end_name(rest: &str) -> Option<&str> {
     let rest = rest.trim_end();
-    rest.get(..6)
-        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
-        .is_some_and(|end| rest[end.len()..].eq_ignore_ascii_case(name))
+    let end = rest
+        .get(..6)
+        .filter(|end| end.eq_ignore_ascii_case("#+END_"))?;
+    Some(&rest[end.len()..])
 }
 
 /// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go
@@ -451,6 +460,8 @@ mod tests {
         assert_eq!(unescape("\\```", LinePlace::First), "```");
         assert_eq!(unescape("\\$$a", body), "$$a");
         assert_eq!(unescape("\\$$a$$", body), "\\$$a$$");
+        assert_eq!(unescape("\\#+BEGIN_QUOTE", body), "#+BEGIN_QUOTE");
+        assert_eq!(unescape("\\#+END_QUOTE", body), "\\#+END_QUOTE");
         assert_eq!(unescape("\\- a", LinePlace::First), "\\- a");
     }
 

@@ -194,6 +194,37 @@ fn a_list_inside_a_quote_is_the_quote_s() {
 }
 
 #[test]
+fn a_verbatim_block_keeps_its_nested_list() {
+    // As mldoc reads it: up to its `#+END_…` line, a `#+BEGIN_…` block holds every line, a
+    // list nested in it too, and a page link in an example is no link.
+    let page = "- sample output\n  #+BEGIN_EXAMPLE\n  - see [[Tools]]\n    - nested\n  # not a heading\n  #+END_EXAMPLE\n\t- a child\n- next\n";
+    let doc = parse(page);
+    assert_eq!(
+        doc.blocks,
+        [
+            node(
+                "sample output\n#+BEGIN_EXAMPLE\n- see [[Tools]]\n  - nested\n# not a heading\n#+END_EXAMPLE",
+                &[],
+                vec![leaf("a child")]
+            ),
+            leaf("next")
+        ]
+    );
+    assert!(page_links(&doc.blocks[0].text).is_empty());
+    assert_eq!(parse(&serialize(&doc)), doc);
+    // A block its text never ends is written so that it opens none: its `#+END_…` line in a
+    // child's text keeps the child a child.
+    let unclosed = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![node("#+BEGIN_SRC", &[], vec![leaf("x\n#+END_SRC")])],
+    };
+    let written = serialize(&unclosed);
+    assert_eq!(written, "- \\#+BEGIN_SRC\n\t- x\n\t  #+END_SRC\n");
+    assert_eq!(parse(&written), unclosed);
+}
+
+#[test]
 fn a_heading_can_open_a_fence() {
     // As mldoc reads it: an empty heading over a code block, whose `###` lines are code.
     let page = "### ```javascript\nnpm ERR\n\n\t```\n\n### TODO b\n";
@@ -530,6 +561,8 @@ const NASTY: &[&str] = &[
     "$$",
     "$",
     "#+BEGIN_SRC",
+    "#+BEGIN_EXAMPLE",
+    "#+END_EXAMPLE",
     "#+end_src",
     "#+BEGIN_QUERY",
     "#+END_QUERY",
