@@ -373,7 +373,15 @@ impl Surgical<'_> {
                             line.strip_prefix(common_prefix(line, text_prefix))
                                 .unwrap_or(line),
                         );
-                        format!("{indent}{}", rest.trim_start_matches('\\'))
+                        let rest = rest.trim_start_matches('\\');
+                        // An org drawer line says its property, however its key is spelled
+                        // (`:ID:`, `:CUSTOM_ID:` for the `:id:` written anew).
+                        match drawer_property(rest) {
+                            Some((key, value)) if self.style.syntax == Syntax::Org => {
+                                format!(":{key}: {value}")
+                            }
+                            _ => format!("{indent}{rest}"),
+                        }
                     };
                     (i == 0, key, text[start..next].to_owned())
                 })
@@ -810,6 +818,18 @@ mod tests {
         assert_eq!(
             over_org(ORG, &doc, &[Changed(0), Unchanged(1), Changed(2)]),
             "#+TITLE: Plans, done\n#+ALIAS: p\n\n** DONE [#A] Write it\n:PROPERTIES:\n:created_at: 1\n:END:\nThe first draft.\n*** child\n\n** second\n:PROPERTIES:\n:collapsed: true\n:END:\n"
+        );
+    }
+
+    #[test]
+    fn an_edited_org_block_keeps_its_drawer_as_spelled() {
+        let original = "* a\n** :PROPERTIES:\n:CUSTOM_ID: 6a1b0000-0000-4000-8000-0000000000cc\n:END:\nnote\n* b\n";
+        let mut doc = Syntax::Org.parse(original);
+        doc.blocks[0].children[0].text = "titled\nnote".into();
+        let written = over_org(original, &doc, &[Unchanged(0), Changed(1), Unchanged(2)]);
+        assert_eq!(
+            written,
+            original.replace("** :PROPERTIES:\n", "** titled\n:PROPERTIES:\n")
         );
     }
 

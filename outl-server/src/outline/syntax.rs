@@ -302,12 +302,19 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// `:key: value` inside a `:PROPERTIES:` drawer, the key lowercased as Logseq reads it
-/// (`:ID:` is the block's `id`).
+/// (`:ID:` is the block's `id`, and so is `:CUSTOM_ID:`, org's name for it).
 pub(crate) fn drawer_property(line: &str) -> Option<(String, String)> {
     let rest = split_indent(line).1.strip_prefix(':')?;
     let (key, value) = rest.split_once(':')?;
     let plain = !key.is_empty() && is_property_key(key);
-    plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
+    plain.then(|| {
+        let key = key.to_lowercase();
+        let key = match key.as_str() {
+            "custom_id" | "custom-id" => "id".to_owned(),
+            _ => key,
+        };
+        (key, value.trim().to_owned())
+    })
 }
 
 /// The name, in capitals, of the `#+BEGIN_…` block a line (without indentation) opens.
