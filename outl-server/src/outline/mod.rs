@@ -109,7 +109,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use front_matter::split_front_matter;
+pub use front_matter::{line_no_property_holds, split_front_matter};
 pub use inline::{Token, source, tokenize};
 pub use links::{
     ALIAS, TextLinks, aliases, block_refs, map_block_refs, page_links, property_links,
