@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::mcp_support::{
-    StdioSession, changed_lines, column, json_payload, outline_nodes, workspace_with,
+    StdioSession, changed_lines, column, json_payload, outline_nodes, problem_pointers, text_of,
+    tool_error, workspace_with,
 };
 use serde_json::json;
 
@@ -600,5 +601,90 @@ fn blocks_are_cut_as_logseq_cuts_them() {
         column(&tasks["hits"], "text"),
         ["## TODO fix the install script"]
     );
+    s.finish();
+}
+
+/// Lines mldoc reads as one element whatever they hold, and org drawers it reads where a
+/// headline's title or `:CUSTOM_ID:` puts them.
+const ELEMENTS: [(&str, &str); 3] = [
+    (
+        "pages/Algebra.md",
+        "- a matrix\n  $$\\begin{pmatrix}\n  - a & b\n  \\end{pmatrix}$$\n\t- a child\n- sample output\n  #+BEGIN_EXAMPLE\n  - see [[Tools]]\n    - nested\n  #+END_EXAMPLE\n",
+    ),
+    (
+        "pages/Sources.org",
+        "* Sources\n** :PROPERTIES:\n:id: 6a1b0000-0000-4000-8000-0000000000d1\n:END:\nfirst note\n* cited\n:PROPERTIES:\n:CUSTOM_ID: 6a1b0000-0000-4000-8000-0000000000d2\n:END:\n",
+    ),
+    (
+        "pages/Reader.md",
+        "- {{embed ((6a1b0000-0000-4000-8000-0000000000d1))}}\n- ((6a1b0000-0000-4000-8000-0000000000d2))\n",
+    ),
+];
+
+#[test]
+fn math_verbatim_blocks_and_org_drawers_are_read_as_logseq_reads_them() {
+    let ws = workspace_with(&ELEMENTS);
+    let mut s = StdioSession::initialized(ws.path());
+    let algebra = json_payload(&s.call("outl_page_get", json!({ "slug": "algebra" })));
+    let outline = &algebra["outline"];
+    assert_eq!(
+        column(outline, "text"),
+        [
+            "a matrix\n$$\\begin{pmatrix}\n- a & b\n\\end{pmatrix}$$",
+            "sample output\n#+BEGIN_EXAMPLE\n- see [[Tools]]\n  - nested\n#+END_EXAMPLE"
+        ],
+        "{algebra}"
+    );
+    assert_eq!(column(&outline[0]["children"], "text"), ["a child"]);
+
+    // The headline titled :PROPERTIES: has its id, and CUSTOM_ID is an id: both are short,
+    // and the embed and the ref to them resolve.
+    let sources = json_payload(&s.call("outl_page_get", json!({ "slug": "sources" })));
+    let text = sources.to_string();
+    assert!(
+        !text.contains("6a1b0000") && !text.contains("custom_id"),
+        "{text}"
+    );
+    let cited = sources["outline"][1]["id"].as_str().expect("an id");
+    let reader = json_payload(&s.call("outl_page_get", json!({ "slug": "reader" })));
+    assert_eq!(
+        reader["outline"][1]["text"].as_str(),
+        Some(format!("(({cited}))").as_str()),
+        "{reader}"
+    );
+    let rendered = s.call("outl_page_render", json!({ "slug": "reader" }));
+    assert!(
+        text_of(&rendered["result"]).contains("first note"),
+        "{rendered}"
+    );
+
+    // Edited, the math block and the org block keep their other lines byte for byte.
+    let math = outline[0]["id"].clone();
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": math, "text": "a matrix, edited\n$$\\begin{pmatrix}\n- a & b\n\\end{pmatrix}$$" }),
+    ));
+    assert_eq!(
+        changed_lines(ELEMENTS[0].1, &read(ws.path(), "pages/Algebra.md")),
+        ["-- a matrix\n", "+- a matrix, edited\n"]
+    );
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": cited, "text": "cited, edited" }),
+    ));
+    assert_eq!(
+        changed_lines(ELEMENTS[1].1, &read(ws.path(), "pages/Sources.org")),
+        ["-* cited\n", "+* cited, edited\n"]
+    );
+
+    // Markdown whose front matter holds a bullet is refused: Logseq would show no block.
+    let before = read(ws.path(), "pages/Algebra.md");
+    let refused = tool_error(&s.call(
+        "outl_page_update",
+        json!({ "slug": "algebra", "md": "---\n- a\n---\n- b\n" }),
+    ));
+    assert_eq!(problem_pointers(&refused), ["/md"]);
+    assert!(refused.to_string().contains("line 2"), "{refused}");
+    assert_eq!(read(ws.path(), "pages/Algebra.md"), before);
     s.finish();
 }

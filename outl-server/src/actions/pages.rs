@@ -521,6 +521,7 @@ pub fn outl_page_reconcile(ws: &Workspace, args: PageRef) -> Result<Reconciled, 
 
 /// Creates page `name` from `md` (page properties and blocks).
 pub fn create(ws: &Workspace, name: &str, md: &str) -> Result<PageCreated, Error> {
+    refuse_lines_front_matter_hides(md, Syntax::Markdown)?;
     let (properties, blocks) = ws.parse_page(md);
     let page = ws.create_page(name, properties, blocks)?;
     Ok(PageCreated {
@@ -533,7 +534,9 @@ pub fn create(ws: &Workspace, name: &str, md: &str) -> Result<PageCreated, Error
 
 /// Replaces the content of the page `slug` with `md`, carrying the ids of unchanged blocks.
 pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Error> {
-    let (properties, mut blocks) = ws.parse_page_as(text_syntax(ws, slug, md), md);
+    let syntax = text_syntax(ws, slug, md);
+    refuse_lines_front_matter_hides(md, syntax)?;
+    let (properties, mut blocks) = ws.parse_page_as(syntax, md);
     let (written, removed_ids) = ws
         .edit("page.update", &[slug], |pages| {
             let page = &mut pages[0];
@@ -575,6 +578,7 @@ pub fn text_syntax(ws: &Workspace, slug: &str, text: &str) -> Syntax {
 /// `INVALID_ARGUMENTS` at `/md` when it holds page properties (`key:: value` lines before the
 /// first bullet) or no block.
 pub fn blocks_to_append(ws: &Workspace, md: &str, syntax: Syntax) -> Result<Vec<Block>, Error> {
+    refuse_lines_front_matter_hides(md, syntax)?;
     let (properties, blocks) = ws.parse_page_as(syntax, md);
     if !properties.is_empty() {
         return Err(md_problem(
@@ -640,6 +644,27 @@ fn suggest_if_missing(ws: &Workspace, error: Error) -> Error {
     match wanted {
         Some(wanted) => lookup::page_not_found(&ws.snapshot(), &wanted),
         None => error,
+    }
+}
+
+/// `INVALID_ARGUMENTS` at `/md` when markdown `md` opens with front matter holding a line that
+/// is no page property (`---`, `- a`, `---`): Logseq reads that line as front matter, which
+/// gives it no block, and the page written would not have it.
+fn refuse_lines_front_matter_hides(md: &str, syntax: Syntax) -> Result<(), Error> {
+    let Some(front_matter) = crate::outline::split_front_matter(md)
+        .0
+        .filter(|_| syntax == Syntax::Markdown)
+    else {
+        return Ok(());
+    };
+    match crate::outline::line_no_property_holds(front_matter) {
+        Some((line, text)) => Err(md_problem(&format!(
+            "line {line} (`{text}`) is inside front matter, from the `---` first line to the \
+             next `---` line, which Logseq reads as page properties, never as blocks: it \
+             would be lost. Start the md with a bullet, or give front matter only \
+             `key: value` lines"
+        ))),
+        None => Ok(()),
     }
 }
 

@@ -33,6 +33,28 @@ pub fn split_front_matter(md: &str) -> (Option<&str>, &str) {
     (None, md)
 }
 
+/// The first line of front matter `front_matter` that is no page property, counted from 1
+/// (the opening `---` is line 1), with the line: not a `---` line, a blank, a `key: value`
+/// entry or an item of a `key:` list. Logseq reads every line there as front matter, so such a
+/// line is neither a block nor a property, and a page written from it would lose it.
+pub fn line_no_property_holds(front_matter: &str) -> Option<(usize, &str)> {
+    let count = lines(front_matter).count();
+    let mut list_open = false;
+    for (index, line) in lines(front_matter).enumerate() {
+        if index == 0 || index + 1 == count || line.trim().is_empty() {
+            continue;
+        }
+        if let Some((_, rest)) = top_level_key(line) {
+            list_open = rest.trim_matches(BLANK).is_empty();
+            continue;
+        }
+        if !(list_open && line.trim_start().starts_with('-')) {
+            return Some((index + 1, line));
+        }
+    }
+    None
+}
+
 /// One top-level key of the front matter and the lines it spans.
 struct Entry<'a> {
     key: &'a str,
@@ -232,6 +254,28 @@ mod tests {
         assert_eq!(
             split_front_matter("---\r\nx: y\r\n---"),
             (Some("---\r\nx: y\r\n---"), "")
+        );
+    }
+
+    #[test]
+    fn a_line_no_property_holds_is_found() {
+        assert_eq!(
+            line_no_property_holds("---\ntitle: Apr 9th, 2021\n---\n"),
+            None
+        );
+        let lists = "---\ntags: [a, b]\nalias:\n  - DW\n\n- deep\n---\n";
+        assert_eq!(line_no_property_holds(lists), None);
+        assert_eq!(
+            line_no_property_holds("---\n- a block\n---\n"),
+            Some((2, "- a block"))
+        );
+        assert_eq!(
+            line_no_property_holds("---\ntitle: x\n# a comment\n---\n"),
+            Some((3, "# a comment"))
+        );
+        assert_eq!(
+            line_no_property_holds("---\nmeta:\n  nested: map\n---\n"),
+            Some((3, "  nested: map"))
         );
     }
 

@@ -9,7 +9,7 @@
 
 use super::Syntax;
 use super::org::headline;
-use super::syntax::{Fence, after_directive_end, directive_begins, directive_ends, split_indent};
+use super::syntax::{Literal, after_directive_end, directive_begins, directive_ends, split_indent};
 
 /// A line of a text that Logseq would not read back as that text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -120,11 +120,11 @@ pub(super) fn is_drawer_opener(rest: &str) -> bool {
         })
 }
 
-/// Whether a line sits in a code fence or a `#+BEGIN_` block, whose lines Logseq keeps as
-/// they are.
+/// Whether a line sits in a code fence, display math or a `#+BEGIN_` block, whose lines
+/// Logseq keeps as they are.
 #[derive(Default)]
 pub(super) struct Verbatim {
-    fence: Option<Fence>,
+    literal: Option<Literal>,
     /// The `#+BEGIN_…` block open, by its name.
     directive: Option<String>,
 }
@@ -132,9 +132,9 @@ pub(super) struct Verbatim {
 impl Verbatim {
     /// Moves past one line (without indentation); true when the line is verbatim.
     pub(super) fn line(&mut self, rest: &str) -> bool {
-        if let Some(open) = self.fence {
+        if let Some(open) = self.literal {
             if open.is_closed_by(rest) {
-                self.fence = None;
+                self.literal = open.reopened_by(rest);
             }
             return true;
         }
@@ -144,8 +144,8 @@ impl Verbatim {
             }
             return true;
         }
-        if let Some(opened) = Fence::opened_by(rest) {
-            self.fence = Some(opened);
+        if let Some(opened) = Literal::opened_by(rest) {
+            self.literal = Some(opened);
             return true;
         }
         self.directive = directive_begins(rest);

@@ -42,6 +42,9 @@
 //!   later line of the page closes is no fence (mldoc reads it as text, and the lines after
 //!   it as what they are), and a less indented line, which cannot belong to the block, ends a
 //!   fence.
+//! - **Display math** is kept the same way: `$$` at a line's start opens it, the next `$$`
+//!   closes it, wherever it falls (`$$x^2$$` holds no line), and `$$` right after that opens
+//!   it again; unclosed, it is no math.
 //! - A **blank line** between text lines of a block is text. At the end of a block it is text
 //!   only if it is indented to the block's text column (that is how a text ending in an
 //!   empty line is written); otherwise it is layout and dropped.
@@ -52,11 +55,11 @@
 //!   margin there (`## x`) opens a block as well, a child of the nearest such heading of a
 //!   lower level.
 //! - **Escapes**: a text line whose content would otherwise read as structure — a bullet, a
-//!   property right under the first line, a code fence the text never closes — is written
+//!   property right under the first line, a code fence or math the text never closes — is written
 //!   with a `\` before its first non-blank character. The parser removes one such `\` where,
 //!   and only where, the rest of the line would be structure (or is itself so escaped):
 //!   `\- item` reads as the text `- item`, while `\frac{a}{b}` stays as it is. Inside a code
-//!   fence only the property escape applies.
+//!   fence or math only the property escape applies.
 //!
 //! Parsing never fails. What it does not keep: line-break style, indentation up to a block's
 //! text column, and blank lines that are layout.
@@ -106,7 +109,7 @@ mod tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use front_matter::split_front_matter;
+pub use front_matter::{line_no_property_holds, split_front_matter};
 pub use inline::{Token, source, tokenize};
 pub use links::{
     ALIAS, TextLinks, aliases, block_refs, map_block_refs, page_links, property_links,

@@ -81,7 +81,7 @@ impl OrgReader {
         }
         if let Some((stars, title)) = headline(line) {
             self.starts.push(offset);
-            self.open_headline(stars, title);
+            self.open_headline(stars, title, after);
             return;
         }
         let Some((_, block)) = self.open.last_mut() else {
@@ -102,15 +102,22 @@ impl OrgReader {
         block.body_line(line, after);
     }
 
-    fn open_headline(&mut self, stars: usize, title: &str) {
+    /// Opens the block of a headline, `after` being the text that follows its line.
+    fn open_headline(&mut self, stars: usize, title: &str, after: &str) {
         while self.open.last().is_some_and(|(level, _)| *level >= stars) {
             self.close_innermost();
         }
         if self.open.len() == MAX_DEPTH {
             self.close_innermost();
         }
-        self.open
-            .push((stars, OpenHeadline::new(title, stars + 1, Drawer::Expected)));
+        // mldoc reads a headline whose title opens a drawer that ends as an empty headline
+        // over that drawer: its properties are the block's, its id one that refs resolve.
+        let block = if title.trim().eq_ignore_ascii_case(":PROPERTIES:") && drawer_ends(after) {
+            OpenHeadline::new("", stars + 1, Drawer::Open)
+        } else {
+            OpenHeadline::new(title, stars + 1, Drawer::Expected)
+        };
+        self.open.push((stars, block));
     }
 
     fn close_innermost(&mut self) {
@@ -503,6 +510,41 @@ mod tests {
         );
         assert_eq!(starts.len(), 3);
         assert!(page[starts[1]..].starts_with("*** TODO"));
+    }
+
+    #[test]
+    fn a_headline_titled_properties_is_empty_over_its_drawer() {
+        let page = "* Sources\n** :PROPERTIES:\n:id: 6a1b0000-0000-4000-8000-0000000000aa\n:END:\nfirst note\n** :PROPERTIES: never closed\n* :PROPERTIES:\nplain text\n";
+        let (doc, starts) = parse_org_with_starts(page);
+        assert_eq!(
+            texts(&doc.blocks),
+            [
+                "Sources",
+                "  \nfirst note",
+                "  :PROPERTIES: never closed",
+                ":PROPERTIES:\nplain text"
+            ]
+        );
+        assert_eq!(
+            doc.blocks[0].children[0]
+                .properties
+                .get("id")
+                .map(String::as_str),
+            Some("6a1b0000-0000-4000-8000-0000000000aa")
+        );
+        assert_eq!(starts.len(), 4);
+        assert_eq!(parse_org_with_starts(&serialize_org(&doc)).0, doc);
+    }
+
+    #[test]
+    fn custom_id_is_the_block_s_id() {
+        let page = "* a\n:PROPERTIES:\n:CUSTOM_ID: 6a1b0000-0000-4000-8000-0000000000bb\n:END:\n";
+        let doc = parse_org_with_starts(page).0;
+        assert_eq!(
+            doc.blocks[0].properties.get("id").map(String::as_str),
+            Some("6a1b0000-0000-4000-8000-0000000000bb")
+        );
+        assert_eq!(doc.blocks[0].properties.len(), 1);
     }
 
     #[test]

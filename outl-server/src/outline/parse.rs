@@ -2,7 +2,7 @@
 
 use super::front_matter::{front_matter_properties, split_front_matter};
 use super::syntax::{
-    Fence, LinePlace, bullet_text, columns, directive_begins, directive_ends, drawer_property,
+    LinePlace, Literal, bullet_text, columns, directive_begins, directive_ends, drawer_property,
     heading_level, lines, lines_at, property_line, split_indent, strip_columns, unescape,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
@@ -51,8 +51,8 @@ struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    /// A fence or `#+BEGIN_…` block the line just read opened is none if nothing after it in
-    /// `markdown` (from `after`) closes it where mldoc would: mldoc reads an unclosed one as
+    /// A fence, math or `#+BEGIN_…` block the line just read opened is none if nothing after it
+    /// in `markdown` (from `after`) closes it where mldoc would: mldoc reads an unclosed one as
     /// text, and the lines after it as what they are.
     fn drop_unclosed_openers(&mut self, markdown: &str, after: usize) {
         let Some(block) = self.open.last_mut() else {
@@ -64,21 +64,31 @@ impl<'a> Parser<'a> {
         {
             block.directive = None;
         }
-        let Some(fence) = block
-            .fence
-            .filter(|_| std::mem::take(&mut block.fence_unchecked))
+        let Some(literal) = block
+            .literal
+            .filter(|_| std::mem::take(&mut block.literal_unchecked))
         else {
             return;
         };
-        let slot = &mut self.no_closer[usize::from(fence.char() == b'~')];
-        if slot.is_some_and(|(from, len)| after >= from && fence.len() >= len) {
-            block.fence = None;
-            return;
-        }
-        let closed = lines(&markdown[after..]).any(|line| fence.is_closed_by(split_indent(line).1));
+        // Math needs no memory: the next line holding `$$`, which an opener does, closes it.
+        let slot = match literal {
+            Literal::Fence(fence) => {
+                let slot = &mut self.no_closer[usize::from(fence.char() == b'~')];
+                if slot.is_some_and(|(from, len)| after >= from && fence.len() >= len) {
+                    block.literal = None;
+                    return;
+                }
+                Some((slot, fence.len()))
+            }
+            Literal::Math => None,
+        };
+        let closed =
+            lines(&markdown[after..]).any(|line| literal.is_closed_by(split_indent(line).1));
         if !closed {
-            block.fence = None;
-            *slot = Some((after, fence.len()));
+            block.literal = None;
+            if let Some((slot, len)) = slot {
+                *slot = Some((after, len));
+            }
         }
     }
 
@@ -95,19 +105,19 @@ impl<'a> Parser<'a> {
         let col = columns(indent);
         if let Some(block) = self.open.last_mut() {
             // A line less indented than the block's text cannot belong to it, so it ends a
-            // code fence the block left open.
+            // code fence or math the block left open.
             if col < block.text_col {
-                block.fence = None;
+                block.literal = None;
                 block.directive = None;
             }
         }
-        // In a fence, and in a `#+BEGIN_…` block (mldoc reads a list inside a quote as the
-        // quote's), a `- ` line is no bullet.
-        let in_fence = self
+        // In a fence or math, and in a `#+BEGIN_…` block (mldoc reads a list inside a quote as
+        // the quote's), a `- ` line is no bullet.
+        let enclosed = self
             .open
             .last()
-            .is_some_and(|block| block.fence.is_some() || block.directive.is_some());
-        if !in_fence && let Some(text) = bullet_text(rest) {
+            .is_some_and(|block| block.literal.is_some() || block.directive.is_some());
+        if !enclosed && let Some(text) = bullet_text(rest) {
             self.starts.push(offset);
             self.open_block(col, text);
             return;
@@ -117,7 +127,7 @@ impl<'a> Parser<'a> {
         // heading that no bullet opens the level of a bullet at the margin (graph-parser's
         // `construct-block`), so the blocks open above it end, and the bullets indented
         // after it are its children.
-        if !in_fence && heading_level(rest).is_some() {
+        if !enclosed && heading_level(rest).is_some() {
             while !self.open.is_empty() {
                 self.close_innermost();
             }
@@ -206,10 +216,11 @@ struct OpenBlock<'a> {
     /// markdown block: its lines as written, until its `:END:` makes them properties. A line
     /// that does not belong in one makes them text again.
     drawer: Option<Vec<String>>,
-    fence: Option<Fence>,
-    /// The fence was opened by the last line, and whether a later line closes it is still to
-    /// be seen.
-    fence_unchecked: bool,
+    /// The code fence or display math the text is in.
+    literal: Option<Literal>,
+    /// The literal was opened by the last line, and whether a later line closes it is still
+    /// to be seen.
+    literal_unchecked: bool,
     /// The `#+BEGIN_…` block the text is in, by its name, up to its `#+END_…` line: one whose
     /// end does not come before the block's own lines end is none.
     directive: Option<String>,
@@ -250,8 +261,8 @@ impl<'a> OpenBlock<'a> {
             body: Vec::new(),
             pending_blanks: Vec::new(),
             drawer: None,
-            fence: Fence::opened_by_first_line(rest),
-            fence_unchecked: true,
+            literal: Literal::opened_by_first_line(rest),
+            literal_unchecked: true,
             directive: directive_begins(rest),
             directive_unchecked: true,
             children: Vec::new(),
@@ -304,7 +315,7 @@ impl<'a> OpenBlock<'a> {
             }
         }
         if self.later_properties != LaterProperties::Done
-            && self.fence.is_none()
+            && self.literal.is_none()
             && self.directive.is_none()
         {
             match property_line(rest) {
@@ -325,11 +336,11 @@ impl<'a> OpenBlock<'a> {
         }
         let place = LinePlace::Body {
             first: self.body.is_empty(),
-            in_fence: self.fence.is_some(),
+            in_literal: self.literal.is_some(),
         };
         let content = strip_columns(line, self.text_col);
         self.body.push(unescape(&content, place).into_owned());
-        if self.fence.is_none() {
+        if self.literal.is_none() {
             self.directive = match self.directive.take() {
                 Some(name) if directive_ends(rest, &name) => None,
                 Some(name) => Some(name),
@@ -339,13 +350,16 @@ impl<'a> OpenBlock<'a> {
                 }
             };
         }
-        // An escaped line starts with `\`, so it neither opens nor closes a fence.
-        self.fence = match self.fence {
-            Some(fence) if fence.is_closed_by(rest) => None,
-            Some(fence) => Some(fence),
+        // An escaped line starts with `\`, so it neither opens nor closes a literal.
+        self.literal = match self.literal {
+            Some(literal) if !literal.is_closed_by(rest) => Some(literal),
+            Some(literal) => {
+                self.literal_unchecked = true;
+                literal.reopened_by(rest)
+            }
             None => {
-                self.fence_unchecked = true;
-                Fence::opened_by(rest)
+                self.literal_unchecked = true;
+                Literal::opened_by(rest)
             }
         };
     }
@@ -408,24 +422,20 @@ enum LaterProperties {
     Done,
 }
 
-/// Whether the `#+END_…` line of `name` comes in `after` among the lines of the block whose
-/// text column is `text_col`: before a line less indented, a bullet deeper (a child), or a
-/// heading at the margin.
+/// Whether the `#+END_…` line of `name` comes in `after` before a line less indented than
+/// `text_col`, the block's text column. mldoc reads every line up to that one as the block's,
+/// bullets and headings too, at any depth (a list in an example nests).
 fn directive_closed_in_block(after: &str, name: &str, text_col: usize) -> bool {
     for line in lines(after) {
         let (indent, rest) = split_indent(line);
         if rest.is_empty() {
             continue;
         }
-        let col = columns(indent);
-        if directive_ends(rest, name) {
-            return col >= text_col;
-        }
-        let ends_block = col < text_col
-            || (bullet_text(rest).is_some() && col > text_col)
-            || (col == 0 && heading_level(rest).is_some());
-        if ends_block {
+        if columns(indent) < text_col {
             return false;
+        }
+        if directive_ends(rest, name) {
+            return true;
         }
     }
     false

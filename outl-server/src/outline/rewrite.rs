@@ -423,13 +423,23 @@ impl Surgical<'_> {
                     // writes the `- x` of a quote's list); the parse of the result checks
                     // that a kept line still reads as it should.
                     let key = if i == 0 {
-                        self.first_line_text(line)
+                        self.first_line_text(line).to_owned()
                     } else {
-                        line.strip_prefix(common_prefix(line, text_prefix))
-                            .unwrap_or(line)
-                            .trim_start_matches('\\')
+                        let (indent, rest) = split_indent(
+                            line.strip_prefix(common_prefix(line, text_prefix))
+                                .unwrap_or(line),
+                        );
+                        let rest = rest.trim_start_matches('\\');
+                        // An org drawer line says its property, however its key is spelled
+                        // (`:ID:`, `:CUSTOM_ID:` for the `:id:` written anew).
+                        match drawer_property(rest) {
+                            Some((key, value)) if self.style.syntax == Syntax::Org => {
+                                format!(":{key}: {value}")
+                            }
+                            _ => format!("{indent}{rest}"),
+                        }
                     };
-                    (i == 0, key.to_owned(), text[start..next].to_owned())
+                    (i == 0, key, text[start..next].to_owned())
                 })
                 .collect()
         };
@@ -813,6 +823,25 @@ mod tests {
     }
 
     #[test]
+    fn an_edited_block_keeps_the_nested_list_of_its_example() {
+        let original = "- output\n  #+BEGIN_EXAMPLE\n  - one\n    - two\n  #+END_EXAMPLE\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = doc.blocks[0].text.replace("output", "output, edited");
+        let written = over(original, &doc, &[Former::Changed(0), Former::Unchanged(1)]);
+        assert_eq!(written, original.replace("output\n", "output, edited\n"));
+    }
+
+    #[test]
+    fn an_edited_block_keeps_the_lines_of_its_math() {
+        let original =
+            "- sums\n  $$\\begin{aligned}\n  - a &= b \\\\\n  \\end{aligned}$$\n- next\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = doc.blocks[0].text.replace("sums", "sums, edited");
+        let written = over(original, &doc, &[Former::Changed(0), Former::Unchanged(1)]);
+        assert_eq!(written, original.replace("sums\n", "sums, edited\n"));
+    }
+
+    #[test]
     fn an_edited_block_keeps_its_properties_drawer() {
         let original = "- ## Clojure\n  :PROPERTIES:\n  :ID:06dec093-7938-4926-9da4-589713449fa8\n  :END:\n  body\n- next\n";
         let mut doc = parse(original);
@@ -872,6 +901,18 @@ mod tests {
         assert_eq!(
             over_org(ORG, &doc, &[Changed(0), Unchanged(1), Changed(2)]),
             "#+TITLE: Plans, done\n#+ALIAS: p\n\n** DONE [#A] Write it\n:PROPERTIES:\n:created_at: 1\n:END:\nThe first draft.\n*** child\n\n** second\n:PROPERTIES:\n:collapsed: true\n:END:\n"
+        );
+    }
+
+    #[test]
+    fn an_edited_org_block_keeps_its_drawer_as_spelled() {
+        let original = "* a\n** :PROPERTIES:\n:CUSTOM_ID: 6a1b0000-0000-4000-8000-0000000000cc\n:END:\nnote\n* b\n";
+        let mut doc = Syntax::Org.parse(original);
+        doc.blocks[0].children[0].text = "titled\nnote".into();
+        let written = over_org(original, &doc, &[Unchanged(0), Changed(1), Unchanged(2)]);
+        assert_eq!(
+            written,
+            original.replace("** :PROPERTIES:\n", "** titled\n:PROPERTIES:\n")
         );
     }
 

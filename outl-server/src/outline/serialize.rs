@@ -4,7 +4,10 @@
 use std::borrow::Cow;
 
 use super::front_matter::{front_matter_properties, rewrite_front_matter};
-use super::syntax::{Fence, LinePlace, is_escapable, is_property_key_char, lines, split_indent};
+use super::syntax::{
+    Fence, LinePlace, Literal, directive_begins, directive_ends, is_escapable,
+    is_property_key_char, lines, split_indent,
+};
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
 
 /// Writes a document in the canonical style. Total: every document is written, and
@@ -282,45 +285,54 @@ pub(super) fn write_block_lines(
 }
 
 /// Escapes, with a leading `\`, the text lines the parser would otherwise read as structure
-/// (a bullet, a property, a code fence that is never closed) or unescape. Tracks code fences
-/// exactly as the parser does: inside one, bullets and fences are text.
+/// (a bullet, a property, a code fence, math or `#+BEGIN_…` block that is never closed) or
+/// unescape. Tracks code fences and math exactly as the parser does: inside them, bullets and
+/// fences are text.
 fn escape_text_lines<'t>(first: &'t str, body: &[&'t str]) -> (Cow<'t, str>, Vec<Cow<'t, str>>) {
-    let closers = LaterFenceClosers::new(body);
-    let mut fence = None;
-    let first = escape_line(first, LinePlace::First, &mut fence, closers.after(None));
+    let closers = LaterClosers::new(body);
+    let mut literal = None;
+    let first = escape_line(first, LinePlace::First, &mut literal, &closers, None);
     let body = body
         .iter()
         .enumerate()
         .map(|(index, line)| {
             let place = LinePlace::Body {
                 first: index == 0,
-                in_fence: fence.is_some(),
+                in_literal: literal.is_some(),
             };
-            escape_line(line, place, &mut fence, closers.after(Some(index)))
+            escape_line(line, place, &mut literal, &closers, Some(index))
         })
         .collect();
     (first, body)
 }
 
-/// Escapes one line if it must be, and moves the fence state past it.
+/// Escapes one line, body line `index` (`None` for the first line), if it must be, and moves
+/// the literal state past it.
 fn escape_line<'t>(
     line: &'t str,
     place: LinePlace,
-    fence: &mut Option<Fence>,
-    later_closers: LongestCloserRuns,
+    literal: &mut Option<Literal>,
+    closers: &LaterClosers,
+    index: Option<usize>,
 ) -> Cow<'t, str> {
+    let later_closers = closers.after(index);
     let (indent, rest) = split_indent(line);
-    if let Some(open) = *fence {
+    if let Some(open) = *literal {
         if open.is_closed_by(rest) {
-            *fence = None;
+            // Math the line opens again holds the text's lines after it, if they close it.
+            *literal = open
+                .reopened_by(rest)
+                .filter(|&again| later_closers.closes(again));
         }
     } else if let Some(opened) = match place {
-        LinePlace::First => Fence::opened_by_first_line(rest),
-        LinePlace::Body { .. } => Fence::opened_by(rest),
+        LinePlace::First => Literal::opened_by_first_line(rest),
+        LinePlace::Body { .. } => Literal::opened_by(rest),
     } && later_closers.closes(opened)
     {
-        // A fence that is closed within the text is written as it is.
-        *fence = Some(opened);
+        // A fence or math that is closed within the text is written as it is.
+        *literal = Some(opened);
+        return Cow::Borrowed(line);
+    } else if directive_begins(rest).is_some_and(|name| closers.ends_directive(&name, index)) {
         return Cow::Borrowed(line);
     }
     if is_escapable(rest, place) {
@@ -331,20 +343,28 @@ fn escape_line<'t>(
 }
 
 /// For each body line, the longest closing-fence runs of backticks and of tildes among the
-/// lines after it, so "is this opener closed later" is answered without rescanning.
-struct LaterFenceClosers {
-    /// `suffix[i]`: the longest runs among body lines `i..`.
-    suffix: Vec<LongestCloserRuns>,
+/// lines after it, and whether one of them closes math; and the lines that may end a
+/// `#+BEGIN_…` block: so "is this opener closed later" is answered without rescanning.
+struct LaterClosers<'b> {
+    /// `suffix[i]`: the closers among body lines `i..`.
+    suffix: Vec<LaterCloserRuns>,
+    /// The body lines that start with a `#+END_` marker, by index, without indentation.
+    directive_ends: Vec<(usize, &'b str)>,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
-struct LongestCloserRuns {
+struct LaterCloserRuns {
     backticks: usize,
     tildes: usize,
+    math: bool,
 }
 
-impl LongestCloserRuns {
-    fn closes(self, fence: Fence) -> bool {
+impl LaterCloserRuns {
+    fn closes(self, literal: Literal) -> bool {
+        let fence = match literal {
+            Literal::Fence(fence) => fence,
+            Literal::Math => return self.math,
+        };
         let longest = match fence.char() {
             b'`' => self.backticks,
             _ => self.tildes,
@@ -353,12 +373,20 @@ impl LongestCloserRuns {
     }
 }
 
-impl LaterFenceClosers {
-    fn new(body: &[&str]) -> Self {
-        let mut suffix = vec![LongestCloserRuns::default(); body.len() + 1];
+impl<'b> LaterClosers<'b> {
+    fn new(body: &[&'b str]) -> Self {
+        let mut suffix = vec![LaterCloserRuns::default(); body.len() + 1];
+        let mut directive_ends = Vec::new();
         for (index, line) in body.iter().enumerate().rev() {
             let mut runs = suffix[index + 1];
             let (_, rest) = split_indent(line);
+            if rest
+                .get(..6)
+                .is_some_and(|end| end.eq_ignore_ascii_case("#+END_"))
+            {
+                directive_ends.push((index, rest));
+            }
+            runs.math |= Literal::Math.is_closed_by(rest);
             if let Some(closer) = Fence::closing_run(rest) {
                 let longest = match closer.char() {
                     b'`' => &mut runs.backticks,
@@ -368,11 +396,22 @@ impl LaterFenceClosers {
             }
             suffix[index] = runs;
         }
-        LaterFenceClosers { suffix }
+        LaterClosers {
+            suffix,
+            directive_ends,
+        }
+    }
+
+    /// Whether a body line after body line `index` (after the first line for `None`) ends the
+    /// `#+BEGIN_…` block `name` (in capitals).
+    fn ends_directive(&self, name: &str, index: Option<usize>) -> bool {
+        self.directive_ends
+            .iter()
+            .any(|&(end, rest)| index.is_none_or(|index| end > index) && directive_ends(rest, name))
     }
 
     /// The closers after body line `index`, or after the first line when `index` is `None`.
-    fn after(&self, index: Option<usize>) -> LongestCloserRuns {
+    fn after(&self, index: Option<usize>) -> LaterCloserRuns {
         let from = index.map_or(0, |i| i + 1);
         self.suffix.get(from).copied().unwrap_or_default()
     }

@@ -96,17 +96,6 @@ impl Fence {
         (len >= 3 && !inline_code).then_some(Fence { ch, len })
     }
 
-    /// The fence a block's first line opens: as a text line does, or after a heading's marks
-    /// (`## ```js`), which mldoc reads as an empty heading over a code block.
-    pub(crate) fn opened_by_first_line(rest: &str) -> Option<Fence> {
-        let marks = rest.bytes().take_while(|&b| b == b'#').count();
-        let title = match rest[marks..].strip_prefix([' ', '\t']) {
-            Some(title) if marks > 0 => title.trim_start_matches([' ', '\t']),
-            _ => rest,
-        };
-        Fence::opened_by(title)
-    }
-
     /// The run a line (without indentation) could close a fence with: backticks or tildes,
     /// then nothing but spaces and tabs.
     pub(crate) fn closing_run(rest: &str) -> Option<Fence> {
@@ -136,33 +125,116 @@ impl Fence {
     }
 }
 
+/// What follows a heading's marks on a block's first line (`## ```js`), or the whole line: on
+/// that line, mldoc reads a heading whose title opens a fence or math as an empty heading over
+/// the code or the math.
+fn first_line_title(rest: &str) -> &str {
+    let marks = rest.bytes().take_while(|&b| b == b'#').count();
+    match rest[marks..].strip_prefix([' ', '\t']) {
+        Some(title) if marks > 0 => title.trim_start_matches([' ', '\t']),
+        _ => rest,
+    }
+}
+
+/// Lines mldoc keeps as they are, from the line that opens them to the line that closes them:
+/// inside, bullets, headings and properties are text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Literal {
+    /// A code fence.
+    Fence(Fence),
+    /// `$$` display math. mldoc opens it with `$$` at a line's start and closes it at the next
+    /// `$$` wherever it falls, in the middle of a later line too; right after it, past spaces,
+    /// `$$` opens another (`$$a$$ $$b`).
+    Math,
+}
+
+impl Literal {
+    /// What a line (without indentation) outside any literal leaves open: a fence it opens, or
+    /// math it opens and does not close.
+    pub(crate) fn opened_by(rest: &str) -> Option<Literal> {
+        match Fence::opened_by(rest) {
+            Some(fence) => Some(Literal::Fence(fence)),
+            None => math_left_open(rest).then_some(Literal::Math),
+        }
+    }
+
+    /// What a block's first line leaves open: as a text line does, or after a heading's marks.
+    pub(crate) fn opened_by_first_line(rest: &str) -> Option<Literal> {
+        Literal::opened_by(first_line_title(rest))
+    }
+
+    /// Whether a line (without indentation) inside this literal closes it.
+    pub(crate) fn is_closed_by(self, rest: &str) -> bool {
+        match self {
+            Literal::Fence(fence) => fence.is_closed_by(rest),
+            Literal::Math => rest.contains(MATH),
+        }
+    }
+
+    /// What the line (without indentation) that closes this literal leaves open after it:
+    /// math may open again right after the math it closes.
+    pub(crate) fn reopened_by(self, rest: &str) -> Option<Literal> {
+        let after = match self {
+            Literal::Fence(_) => return None,
+            Literal::Math => rest.find(MATH).map(|at| &rest[at + MATH.len()..])?,
+        };
+        math_left_open(after.trim_start_matches([' ', '\t'])).then_some(Literal::Math)
+    }
+}
+
+/// What opens and closes display math.
+const MATH: &str = "$$";
+
+/// Whether display math is open at the end of `rest`, a line (without indentation) that starts
+/// outside math: `$$` opens it, the next `$$` closes it, and `$$` right after opens it again.
+fn math_left_open(rest: &str) -> bool {
+    let Some(mut inside) = rest.strip_prefix(MATH) else {
+        return false;
+    };
+    loop {
+        let Some(at) = inside.find(MATH) else {
+            return true;
+        };
+        match inside[at + MATH.len()..]
+            .trim_start_matches([' ', '\t'])
+            .strip_prefix(MATH)
+        {
+            Some(again) => inside = again,
+            None => return false,
+        }
+    }
+}
+
 /// Where a text line sits in its block, which decides what it could be mistaken for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum LinePlace {
-    /// The block's first line, written after `- `: a fence opener or a property is structure
-    /// there.
+    /// The block's first line, written after `- `: a fence or math opener or a property is
+    /// structure there.
     First,
     /// A later line. `first` marks the line right after the properties, where a `key:: value`
-    /// line would be read as one more property, even in a fence; `in_fence` marks lines inside
-    /// a code fence, where bullets, fences and properties are text.
-    Body { first: bool, in_fence: bool },
+    /// line would be read as one more property, even in a fence; `in_literal` marks lines
+    /// inside a code fence or display math, where bullets, fences and properties are text.
+    Body { first: bool, in_literal: bool },
 }
 
-/// Whether a line (without indentation) is structure at `place` — a bullet, a property or a
-/// fence opener — or such a line behind one or more backslashes. These are the lines whose
+/// Whether a line (without indentation) is structure at `place` — a bullet, a property, a
+/// fence, math or `#+BEGIN_…` opener — or such a line behind one or more backslashes. These are the lines whose
 /// leading backslash the parser removes, so the serializer escapes every text line of this
 /// kind that must not be read as structure, and every one that already starts with `\`.
 pub(crate) fn is_escapable(rest: &str, place: LinePlace) -> bool {
     let unescaped = rest.trim_start_matches('\\');
     match place {
         LinePlace::First => {
-            Fence::opened_by_first_line(unescaped).is_some() || property_line(unescaped).is_some()
+            Literal::opened_by_first_line(unescaped).is_some()
+                || directive_begins(unescaped).is_some()
+                || property_line(unescaped).is_some()
         }
-        LinePlace::Body { first, in_fence } => {
+        LinePlace::Body { first, in_literal } => {
             (first && property_line(unescaped).is_some())
-                || (!in_fence
+                || (!in_literal
                     && (bullet_text(unescaped).is_some()
-                        || Fence::opened_by(unescaped).is_some()
+                        || Literal::opened_by(unescaped).is_some()
+                        || directive_begins(unescaped).is_some()
                         || property_line(unescaped).is_some()
                         || heading_level(unescaped).is_some()))
         }
@@ -230,12 +302,19 @@ pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// `:key: value` inside a `:PROPERTIES:` drawer, the key lowercased as Logseq reads it
-/// (`:ID:` is the block's `id`).
+/// (`:ID:` is the block's `id`, and so is `:CUSTOM_ID:`, org's name for it).
 pub(crate) fn drawer_property(line: &str) -> Option<(String, String)> {
     let rest = split_indent(line).1.strip_prefix(':')?;
     let (key, value) = rest.split_once(':')?;
     let plain = !key.is_empty() && is_property_key(key);
-    plain.then(|| (key.to_lowercase(), value.trim().to_owned()))
+    plain.then(|| {
+        let key = key.to_lowercase();
+        let key = match key.as_str() {
+            "custom_id" | "custom-id" => "id".to_owned(),
+            _ => key,
+        };
+        (key, value.trim().to_owned())
+    })
 }
 
 /// The name, in capitals, of the `#+BEGIN_…` block a line (without indentation) opens.
@@ -343,25 +422,45 @@ mod tests {
         assert!(Fence::opened_by("a```").is_none());
         assert!(Fence::opened_by("```a```").is_none());
         assert!(Fence::opened_by("~~~a```").is_some());
-        assert!(Fence::opened_by_first_line("### ```javascript").is_some());
-        assert!(Fence::opened_by_first_line("```").is_some());
-        assert!(Fence::opened_by_first_line("###```").is_none());
-        assert!(Fence::opened_by_first_line("## title ```").is_none());
+        assert!(Literal::opened_by_first_line("### ```javascript").is_some());
+        assert!(Literal::opened_by_first_line("```").is_some());
+        assert!(Literal::opened_by_first_line("###```").is_none());
+        assert!(Literal::opened_by_first_line("## title ```").is_none());
+    }
+
+    #[test]
+    fn math_opens_at_a_line_s_start_and_closes_at_the_next_dollars() {
+        assert_eq!(Literal::opened_by("$$"), Some(Literal::Math));
+        assert_eq!(Literal::opened_by("$$\\begin{array}"), Some(Literal::Math));
+        assert_eq!(Literal::opened_by("$$x^2$$"), None);
+        assert_eq!(Literal::opened_by("$$$$"), None);
+        assert_eq!(Literal::opened_by("$$a$$ $$b"), Some(Literal::Math));
+        assert_eq!(Literal::opened_by("$$a$$ and $$b"), None);
+        assert_eq!(Literal::opened_by("see $$b"), None);
+        assert_eq!(Literal::opened_by("$x"), None);
+        assert_eq!(Literal::opened_by_first_line("## $$a"), Some(Literal::Math));
+        let math = Literal::Math;
+        assert!(math.is_closed_by("\\end{array}$$"));
+        assert!(math.is_closed_by("c$$ d"));
+        assert!(!math.is_closed_by("- not a bullet}"));
+        assert_eq!(math.reopened_by("c$$ d"), None);
+        assert_eq!(math.reopened_by("c$$ $$d"), Some(Literal::Math));
+        assert_eq!(math.reopened_by("c$$ $$d$$"), None);
     }
 
     #[test]
     fn escapes_apply_only_where_the_line_would_be_structure() {
         let body = LinePlace::Body {
             first: false,
-            in_fence: false,
+            in_literal: false,
         };
         let first_body = LinePlace::Body {
             first: true,
-            in_fence: false,
+            in_literal: false,
         };
         let fenced = LinePlace::Body {
             first: false,
-            in_fence: true,
+            in_literal: true,
         };
         assert_eq!(unescape("\\- a", body), "- a");
         assert_eq!(unescape("  \\- a", body), "  - a");
@@ -371,6 +470,10 @@ mod tests {
         assert_eq!(unescape("\\- a", fenced), "\\- a");
         assert_eq!(unescape("\\frac{a}{b}", body), "\\frac{a}{b}");
         assert_eq!(unescape("\\```", LinePlace::First), "```");
+        assert_eq!(unescape("\\$$a", body), "$$a");
+        assert_eq!(unescape("\\$$a$$", body), "\\$$a$$");
+        assert_eq!(unescape("\\#+BEGIN_QUOTE", body), "#+BEGIN_QUOTE");
+        assert_eq!(unescape("\\#+END_QUOTE", body), "\\#+END_QUOTE");
         assert_eq!(unescape("\\- a", LinePlace::First), "\\- a");
     }
 

@@ -204,6 +204,37 @@ fn a_list_inside_a_quote_is_the_quote_s() {
 }
 
 #[test]
+fn a_verbatim_block_keeps_its_nested_list() {
+    // As mldoc reads it: up to its `#+END_…` line, a `#+BEGIN_…` block holds every line, a
+    // list nested in it too, and a page link in an example is no link.
+    let page = "- sample output\n  #+BEGIN_EXAMPLE\n  - see [[Tools]]\n    - nested\n  # not a heading\n  #+END_EXAMPLE\n\t- a child\n- next\n";
+    let doc = parse(page);
+    assert_eq!(
+        doc.blocks,
+        [
+            node(
+                "sample output\n#+BEGIN_EXAMPLE\n- see [[Tools]]\n  - nested\n# not a heading\n#+END_EXAMPLE",
+                &[],
+                vec![leaf("a child")]
+            ),
+            leaf("next")
+        ]
+    );
+    assert!(page_links(&doc.blocks[0].text).is_empty());
+    assert_eq!(parse(&serialize(&doc)), doc);
+    // A block its text never ends is written so that it opens none: its `#+END_…` line in a
+    // child's text keeps the child a child.
+    let unclosed = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![node("#+BEGIN_SRC", &[], vec![leaf("x\n#+END_SRC")])],
+    };
+    let written = serialize(&unclosed);
+    assert_eq!(written, "- \\#+BEGIN_SRC\n\t- x\n\t  #+END_SRC\n");
+    assert_eq!(parse(&written), unclosed);
+}
+
+#[test]
 fn a_heading_can_open_a_fence() {
     // As mldoc reads it: an empty heading over a code block, whose `###` lines are code.
     let page = "### ```javascript\nnpm ERR\n\n\t```\n\n### TODO b\n";
@@ -248,6 +279,55 @@ fn a_fence_keeps_its_lines_verbatim() {
     );
     let headings = parse("## h\n```\nx\n\n## TODO b\n");
     assert_eq!(headings.blocks.len(), 2, "{headings:?}");
+}
+
+#[test]
+fn display_math_keeps_its_lines_as_text() {
+    // As mldoc reads it: `$$` at a line's start opens display math, the next `$$` closes it,
+    // and the lines between are the math's, a `- ` line too.
+    let page = "- a matrix\n  $$\\left(\\begin{matrix}\n  - x & y\\\\\n    - z\n  \\end{matrix}\\right)$$\n  after\n\t- a child\n- next\n";
+    let doc = parse(page);
+    assert_eq!(
+        doc.blocks,
+        [
+            node(
+                "a matrix\n$$\\left(\\begin{matrix}\n- x & y\\\\\n  - z\n\\end{matrix}\\right)$$\nafter",
+                &[],
+                vec![leaf("a child")]
+            ),
+            leaf("next")
+        ]
+    );
+    assert_eq!(parse(&serialize(&doc)), doc);
+    // On the first line too, after a heading's marks; and math closed on its line holds none.
+    let first = parse("- ## $$\n  - sum\n  $$\n- $$x$$\n  - child\n");
+    assert_eq!(
+        first.blocks,
+        [
+            leaf("## $$\n- sum\n$$"),
+            node("$$x$$", &[], vec![leaf("child")])
+        ]
+    );
+    // A closing `$$` may open math again right after it; an opener no later line closes is
+    // no math, and `$$` inside a line opens none.
+    let again = parse("- $$a$$ $$b\n  - c\n  $$\n- see $$e\n  - f\n- $$ never closed\n  - d\n");
+    assert_eq!(
+        again.blocks,
+        [
+            leaf("$$a$$ $$b\n- c\n$$"),
+            node("see $$e", &[], vec![leaf("f")]),
+            node("$$ never closed", &[], vec![leaf("d")])
+        ]
+    );
+    // A text whose math never closes is written so that it opens none.
+    let unclosed = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![node("$$x", &[], vec![leaf("y $$")]), leaf("z")],
+    };
+    let written = serialize(&unclosed);
+    assert_eq!(written, "- \\$$x\n\t- y $$\n- z\n");
+    assert_eq!(parse(&written), unclosed);
 }
 
 #[test]
@@ -488,7 +568,11 @@ const NASTY: &[&str] = &[
     "DONE",
     "[#A]",
     "#+",
+    "$$",
+    "$",
     "#+BEGIN_SRC",
+    "#+BEGIN_EXAMPLE",
+    "#+END_EXAMPLE",
     "#+end_src",
     "#+BEGIN_QUERY",
     "#+END_QUERY",
