@@ -566,3 +566,44 @@ fn blocks_are_cut_as_logseq_cuts_them() {
     );
     s.finish();
 }
+
+/// Tags as mldoc reads them: at every `#`, up to whitespace or what ends a tag, but not in a
+/// link's label, inline HTML or emphasis; and a page list split at full-width commas too.
+const TAGGED: &str = "\
+tags:: 读书笔记，性能调优
+
+- 会议纪要。#复盘
+- Term#flash, then (see #foo) and #bar.
+- see [PR #1014](https://x.org/1), <span title=\"#nottag\">x</span>, **#bold** and https://x.org/#/page/y
+";
+
+#[test]
+fn tags_are_read_at_every_hash_and_page_lists_split_at_full_width_commas() {
+    let ws = workspace_with(&[("pages/tagged.md", TAGGED), ("pages/flash.md", "- cards\n")]);
+    let mut s = StdioSession::initialized(ws.path());
+    let tags = json_payload(&s.call("outl_tags", json!({})));
+    let mut names = column(&tags["tags"], "tag");
+    names.sort();
+    let mut expected = ["bar", "flash", "foo)", "复盘", "性能调优", "读书笔记"];
+    expected.sort();
+    assert_eq!(names, expected);
+    let flash = json_payload(&s.call("outl_tag_get", json!({ "tag": "flash" })));
+    assert_eq!(
+        column(&flash["hits"], "text"),
+        ["Term#flash, then (see #foo) and #bar."]
+    );
+    let listed = json_payload(&s.call("outl_tag_get", json!({ "tag": "性能调优" })));
+    assert_eq!(listed["hits"], json!([{ "page": "tagged" }]));
+
+    // A rename rewrites a tag written right after a character, and it stays that tag.
+    json_payload(&s.call(
+        "outl_page_rename",
+        json!({ "slug": "flash", "new_name": "cards" }),
+    ));
+    assert!(
+        read(ws.path(), "pages/tagged.md").contains("- Term#cards, then (see #foo) and #bar.\n")
+    );
+    let cards = json_payload(&s.call("outl_tag_get", json!({ "tag": "cards" })));
+    assert_eq!(column(&cards["hits"], "page"), ["tagged"]);
+    s.finish();
+}

@@ -113,32 +113,35 @@ pub fn rename_property_links<'v>(
         return rename_page_links(value, old, new);
     }
     let mut changed = false;
-    let items: Vec<Cow<'_, str>> = list_items(value)
-        .into_iter()
-        .map(|item| {
-            let renamed = if page_links(item).is_empty() {
-                if same_page_name(item, old) && !item.trim().is_empty() {
-                    let trimmed = item.trim();
-                    let start = item.len() - item.trim_start().len();
-                    let end = start + trimmed.len();
-                    Cow::Owned(format!(
-                        "{}{}{}",
-                        &item[..start],
-                        list_item_source(new),
-                        &item[end..]
-                    ))
-                } else {
-                    Cow::Borrowed(item)
-                }
+    let mut renamed_value = String::with_capacity(value.len());
+    let mut written = 0;
+    for range in list_item_ranges(value) {
+        // The separators stay as written (`,` or `，`).
+        renamed_value.push_str(&value[written..range.start]);
+        written = range.end;
+        let item = &value[range];
+        let renamed = if page_links(item).is_empty() {
+            if same_page_name(item, old) && !item.trim().is_empty() {
+                let trimmed = item.trim();
+                let start = item.len() - item.trim_start().len();
+                let end = start + trimmed.len();
+                Cow::Owned(format!(
+                    "{}{}{}",
+                    &item[..start],
+                    list_item_source(new),
+                    &item[end..]
+                ))
             } else {
-                rename_page_links(item, old, new)
-            };
-            changed |= matches!(renamed, Cow::Owned(_));
-            renamed
-        })
-        .collect();
+                Cow::Borrowed(item)
+            }
+        } else {
+            rename_page_links(item, old, new)
+        };
+        changed |= matches!(renamed, Cow::Owned(_));
+        renamed_value.push_str(&renamed);
+    }
     if changed {
-        Cow::Owned(items.join(","))
+        Cow::Owned(renamed_value)
     } else {
         Cow::Borrowed(value)
     }
@@ -165,8 +168,18 @@ pub fn shown_value(value: &str) -> String {
     out.trim().to_lowercase()
 }
 
-/// Splits a list value at commas outside `[[…]]`.
+/// Splits a list value at commas outside `[[…]]`: `,`, and the full-width `，` as Logseq's
+/// `sep-by-comma` splits too (`读书笔记，性能调优` is two pages).
 fn list_items(value: &str) -> Vec<&str> {
+    list_item_ranges(value)
+        .into_iter()
+        .map(|range| &value[range])
+        .collect()
+}
+
+/// Where each item of [`list_items`] lies in `value`.
+fn list_item_ranges(value: &str) -> Vec<std::ops::Range<usize>> {
+    const FULL_WIDTH_COMMA: &[u8] = "，".as_bytes();
     let bytes = value.as_bytes();
     let mut items = Vec::new();
     let mut depth = 0usize;
@@ -185,14 +198,20 @@ fn list_items(value: &str) -> Vec<&str> {
                 continue;
             }
             [b',', ..] if depth == 0 => {
-                items.push(&value[item_start..i]);
+                items.push(item_start..i);
                 item_start = i + 1;
+            }
+            rest if depth == 0 && rest.starts_with(FULL_WIDTH_COMMA) => {
+                items.push(item_start..i);
+                item_start = i + FULL_WIDTH_COMMA.len();
+                i = item_start;
+                continue;
             }
             _ => {}
         }
         i += 1;
     }
-    items.push(&value[item_start..]);
+    items.push(item_start..value.len());
     items
 }
 
@@ -200,7 +219,7 @@ fn list_items(value: &str) -> Vec<&str> {
 /// one item or as markup.
 fn list_item_source(page: &str) -> Cow<'_, str> {
     let plain = matches!(tokenize(page).as_slice(), [Token::Text { text }] if text == page);
-    if plain && !page.contains(',') {
+    if plain && !page.contains([',', '，']) {
         Cow::Borrowed(page)
     } else {
         Cow::Owned(format!("[[{page}]]"))
@@ -485,6 +504,10 @@ mod tests {
         assert_eq!(property_links("[[Bob]]", false), ["Bob"]);
         assert!(property_links("in progress, blocked", false).is_empty());
         assert!(property_links(" , ", true).is_empty());
+        assert_eq!(
+            property_links("读书笔记，性能调优, [[a，b]]", true),
+            ["读书笔记", "性能调优", "a，b"]
+        );
     }
 
     #[test]
@@ -505,6 +528,10 @@ mod tests {
         assert_eq!(
             rename_property_links("[[old]]", false, "old", "new"),
             "[[new]]"
+        );
+        assert_eq!(
+            rename_property_links("读书笔记，old", true, "old", "性能"),
+            "读书笔记，性能"
         );
         assert!(matches!(
             rename_property_links("a, b", true, "old", "new"),
