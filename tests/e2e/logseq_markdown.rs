@@ -607,3 +607,40 @@ fn tags_are_read_at_every_hash_and_page_lists_split_at_full_width_commas() {
     assert_eq!(column(&cards["hits"], "page"), ["tagged"]);
     s.finish();
 }
+
+#[test]
+fn a_link_to_a_bare_uuid_is_a_block_ref_served_by_its_short_id() {
+    let ws = workspace_with(&[
+        (
+            "pages/target.md",
+            &format!("- the target block\n  id:: {TARGET_UUID}\n"),
+        ),
+        (
+            "pages/figure.md",
+            &format!("- see [图]({TARGET_UUID}) and [x](notes)\n"),
+        ),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+    let target = json_payload(&s.call("outl_page_get", json!({ "slug": "target" })));
+    let short = target["outline"][0]["id"].as_str().unwrap().to_owned();
+    let figure = json_payload(&s.call("outl_page_get", json!({ "slug": "figure" })));
+    assert!(!has_uuid(&figure), "{figure}");
+    assert_eq!(
+        figure["outline"][0]["text"],
+        format!("see [图]((({short}))) and [x](notes)")
+    );
+    let back = json_payload(&s.call("outl_block_refs", json!({ "id": short })));
+    assert_eq!(back["total"], 1, "{back}");
+    assert!(!has_uuid(&back), "{back}");
+
+    // An edit writes the UUID back, as a `((uuid))` target Logseq reads the same.
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": figure["outline"][0]["id"], "text": format!("see [图]((({short}))) again") }),
+    ));
+    assert_eq!(
+        read(ws.path(), "pages/figure.md"),
+        format!("- see [图]((({TARGET_UUID}))) again\n")
+    );
+    s.finish();
+}

@@ -233,18 +233,42 @@ fn push_page(pages: &mut Vec<String>, page: &str) {
     }
 }
 
-/// Calls `f` on every link token, nested ones and the target of `[label]([[page]])` or
-/// `[label](((id)))` included.
+/// Whether `id` is a UUID as Logseq writes them (`63db4c7f-0b35-4a2b-9c4e-0123456789ab`).
+pub fn is_uuid(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(at, b)| match at {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+/// What a link's target links to: a `[[page]]`, a `((id))`, or a block's bare UUID, which
+/// Logseq reads as a reference to that block (`[see](63db4c7f-…)`, its `get-block-reference`
+/// of a link whose URL parses as a UUID).
+fn link_target(url: &str) -> Option<Token> {
+    match tokenize(url).as_slice() {
+        [target @ (Token::Page { .. } | Token::Ref { .. })] => Some(target.clone()),
+        _ => is_uuid(url.trim()).then(|| Token::Ref {
+            id: url.trim().to_owned(),
+        }),
+    }
+}
+
+/// Whether a text can hold a block reference at all: `((id))`, or a link (`](`) to a UUID.
+pub fn may_ref(text: &str) -> bool {
+    text.contains("((") || text.contains("](")
+}
+
+/// Calls `f` on every link token, nested ones and a link's target ([`link_target`]) included.
 fn visit_links(tokens: &[Token], f: &mut impl FnMut(&Token)) {
     for token in tokens {
         match token {
             Token::Bold { children } | Token::Italic { children, .. } => visit_links(children, f),
             Token::Link { children, url } => {
                 visit_links(children, f);
-                if let [target @ (Token::Page { .. } | Token::Ref { .. })] =
-                    tokenize(url).as_slice()
-                {
-                    f(target);
+                if let Some(target) = link_target(url) {
+                    f(&target);
                 }
             }
             _ => f(token),
@@ -268,7 +292,8 @@ fn rename_in_tokens(tokens: &mut [Token], old: &str, new: &str) -> bool {
 }
 
 /// Offers every link and ref token of `tokens` to `rewrite`, nested ones and a link's target
-/// (`[label]([[page]])`, `[label](((id)))`) included; whether it changed any.
+/// ([`link_target`]) included; whether it changed any. A bare UUID target that changes is
+/// written `((id))`, which Logseq reads as the same reference.
 fn rewrite_tokens(tokens: &mut [Token], rewrite: &mut dyn FnMut(&mut Token) -> bool) -> bool {
     let mut changed = false;
     for token in tokens {
@@ -278,11 +303,10 @@ fn rewrite_tokens(tokens: &mut [Token], rewrite: &mut dyn FnMut(&mut Token) -> b
             }
             Token::Link { children, url } => {
                 changed |= rewrite_tokens(children, rewrite);
-                let mut target = tokenize(url);
-                if let [Token::Page { .. } | Token::Ref { .. }] = target.as_slice()
-                    && rewrite_tokens(&mut target, rewrite)
+                if let Some(mut target) = link_target(url)
+                    && rewrite(&mut target)
                 {
-                    *url = source(&target);
+                    *url = source(std::slice::from_ref(&target));
                     changed = true;
                 }
             }
@@ -295,7 +319,7 @@ fn rewrite_tokens(tokens: &mut [Token], rewrite: &mut dyn FnMut(&mut Token) -> b
 /// The text with each `((id))` (in an embed or a link too) for which `map` gives another id
 /// pointing to that one instead; borrowed when nothing changed.
 pub fn map_block_refs<'t>(text: &'t str, map: &dyn Fn(&str) -> Option<String>) -> Cow<'t, str> {
-    if !text.contains("((") {
+    if !may_ref(text) {
         return Cow::Borrowed(text);
     }
     let mut tokens = tokenize(text);
@@ -434,6 +458,13 @@ mod tests {
             ["6f3a2c", "64f1c2a0-7b3e-4d5a-9c1e-2f8b7a6d5e4c"]
         );
         assert!(block_refs("((not an id)) (( )) ((x)").is_empty());
+        // A link to a bare UUID is a reference to that block, as Logseq reads it.
+        let linked = "[图](650a4d13-aaaa-4bbb-8ccc-123456789abc) and [x](notes)";
+        assert_eq!(block_refs(linked), ["650a4d13-aaaa-4bbb-8ccc-123456789abc"]);
+        assert_eq!(
+            map_block_refs(linked, &|id| is_uuid(id).then(|| "k3v9q2x".to_owned())),
+            "[图](((k3v9q2x))) and [x](notes)"
+        );
     }
 
     #[test]
