@@ -644,3 +644,33 @@ fn a_link_to_a_bare_uuid_is_a_block_ref_served_by_its_short_id() {
     );
     s.finish();
 }
+
+const PAGE_UUID: &str = "6a1f2e3d-4c5b-4a69-8877-665544332211";
+
+#[test]
+fn a_page_id_is_hidden_from_replies_and_kept_on_disk() {
+    let page = format!("id:: {PAGE_UUID}\ntype:: note\n\n- first\n");
+    let ws = workspace_with(&[
+        ("pages/with id.md", page.as_str()),
+        ("pages/refs.md", &format!("- see (({PAGE_UUID}))\n")),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+    let got = json_payload(&s.call("outl_page_get", json!({ "slug": "with id" })));
+    assert_eq!(got["meta"]["properties"], json!({ "type": "note" }));
+    let rendered = s.call("outl_page_render", json!({ "slug": "with id" }));
+    let refs = json_payload(&s.call("outl_page_get", json!({ "slug": "refs" })));
+    for reply in [&got, &rendered, &refs] {
+        assert!(!reply.to_string().contains(PAGE_UUID), "{reply}");
+    }
+
+    // A write keeps the page's id line as it was.
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": got["outline"][0]["id"], "text": "first, edited" }),
+    ));
+    assert_eq!(
+        read(ws.path(), "pages/with id.md"),
+        page.replace("first", "first, edited")
+    );
+    s.finish();
+}
