@@ -1067,7 +1067,7 @@ impl<'t> Atoms<'t> {
             i + 4 + comment.find("-->")? + 3
         } else {
             let name_len = after
-                .find(|c: char| c == '>' || matches!(c, ' ' | '\t' | '\x0c' | '\x1a'))
+                .find(['>', ' ', '\t', '\x0c', '\x1a'])
                 .unwrap_or(after.len());
             let name = &after[..name_len];
             if !HTML_ELEMENTS
