@@ -688,3 +688,111 @@ fn math_verbatim_blocks_and_org_drawers_are_read_as_logseq_reads_them() {
     assert_eq!(read(ws.path(), "pages/Algebra.md"), before);
     s.finish();
 }
+
+/// Tags as mldoc reads them: at every `#`, up to whitespace or what ends a tag, but not in a
+/// link's label, inline HTML or emphasis; and a page list split at full-width commas too.
+const TAGGED: &str = "\
+tags:: 读书笔记，性能调优
+
+- 会议纪要。#复盘
+- Term#flash, then (see #foo) and #bar.
+- see [PR #1014](https://x.org/1), <span title=\"#nottag\">x</span>, **#bold** and https://x.org/#/page/y
+";
+
+#[test]
+fn tags_are_read_at_every_hash_and_page_lists_split_at_full_width_commas() {
+    let ws = workspace_with(&[("pages/tagged.md", TAGGED), ("pages/flash.md", "- cards\n")]);
+    let mut s = StdioSession::initialized(ws.path());
+    let tags = json_payload(&s.call("outl_tags", json!({})));
+    let mut names = column(&tags["tags"], "tag");
+    names.sort();
+    let mut expected = ["bar", "flash", "foo)", "复盘", "性能调优", "读书笔记"];
+    expected.sort();
+    assert_eq!(names, expected);
+    let flash = json_payload(&s.call("outl_tag_get", json!({ "tag": "flash" })));
+    assert_eq!(
+        column(&flash["hits"], "text"),
+        ["Term#flash, then (see #foo) and #bar."]
+    );
+    let listed = json_payload(&s.call("outl_tag_get", json!({ "tag": "性能调优" })));
+    assert_eq!(listed["hits"], json!([{ "page": "tagged" }]));
+
+    // A rename rewrites a tag written right after a character, and it stays that tag.
+    json_payload(&s.call(
+        "outl_page_rename",
+        json!({ "slug": "flash", "new_name": "cards" }),
+    ));
+    assert!(
+        read(ws.path(), "pages/tagged.md").contains("- Term#cards, then (see #foo) and #bar.\n")
+    );
+    let cards = json_payload(&s.call("outl_tag_get", json!({ "tag": "cards" })));
+    assert_eq!(column(&cards["hits"], "page"), ["tagged"]);
+    s.finish();
+}
+
+#[test]
+fn a_link_to_a_bare_uuid_is_a_block_ref_served_by_its_short_id() {
+    let ws = workspace_with(&[
+        (
+            "pages/target.md",
+            &format!("- the target block\n  id:: {TARGET_UUID}\n"),
+        ),
+        (
+            "pages/figure.md",
+            &format!("- see [图]({TARGET_UUID}) and [x](notes)\n"),
+        ),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+    let target = json_payload(&s.call("outl_page_get", json!({ "slug": "target" })));
+    let short = target["outline"][0]["id"].as_str().unwrap().to_owned();
+    let figure = json_payload(&s.call("outl_page_get", json!({ "slug": "figure" })));
+    assert!(!has_uuid(&figure), "{figure}");
+    assert_eq!(
+        figure["outline"][0]["text"],
+        format!("see [图]((({short}))) and [x](notes)")
+    );
+    let back = json_payload(&s.call("outl_block_refs", json!({ "id": short })));
+    assert_eq!(back["total"], 1, "{back}");
+    assert!(!has_uuid(&back), "{back}");
+
+    // An edit writes the UUID back, as a `((uuid))` target Logseq reads the same.
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": figure["outline"][0]["id"], "text": format!("see [图]((({short}))) again") }),
+    ));
+    assert_eq!(
+        read(ws.path(), "pages/figure.md"),
+        format!("- see [图]((({TARGET_UUID}))) again\n")
+    );
+    s.finish();
+}
+
+const PAGE_UUID: &str = "6a1f2e3d-4c5b-4a69-8877-665544332211";
+
+#[test]
+fn a_page_id_is_hidden_from_replies_and_kept_on_disk() {
+    let page = format!("id:: {PAGE_UUID}\ntype:: note\n\n- first\n");
+    let ws = workspace_with(&[
+        ("pages/with id.md", page.as_str()),
+        ("pages/refs.md", &format!("- see (({PAGE_UUID}))\n")),
+    ]);
+    let mut s = StdioSession::initialized(ws.path());
+    let got = json_payload(&s.call("outl_page_get", json!({ "slug": "with id" })));
+    assert_eq!(got["meta"]["properties"], json!({ "type": "note" }));
+    let rendered = s.call("outl_page_render", json!({ "slug": "with id" }));
+    let refs = json_payload(&s.call("outl_page_get", json!({ "slug": "refs" })));
+    for reply in [&got, &rendered, &refs] {
+        assert!(!reply.to_string().contains(PAGE_UUID), "{reply}");
+    }
+
+    // A write keeps the page's id line as it was.
+    json_payload(&s.call(
+        "outl_block_update",
+        json!({ "id": got["outline"][0]["id"], "text": "first, edited" }),
+    ));
+    assert_eq!(
+        read(ws.path(), "pages/with id.md"),
+        page.replace("first", "first, edited")
+    );
+    s.finish();
+}

@@ -245,7 +245,8 @@ pub struct PageMeta {
     /// `org` for an org page (read only); left out for markdown, the default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<Syntax>,
-    /// Page properties: the `key:: value` lines before the first bullet; left out when there
+    /// Page properties: the `key:: value` lines before the first bullet, but for `id::`, the
+    /// id Logseq gives the page's properties block and hides (a UUID); left out when there
     /// are none.
     #[serde(skip_serializing_if = "Properties::is_empty")]
     pub properties: Properties,
@@ -257,7 +258,7 @@ impl PageMeta {
             name: page.date().is_none().then(|| page.name.clone()),
             title: page.date().map(|date| config.journal_title_of(date)),
             format: Some(Syntax::of_file(&page.file)).filter(|s| *s == Syntax::Org),
-            properties: page.properties.clone(),
+            properties: content_properties(&page.properties),
         }
     }
 }

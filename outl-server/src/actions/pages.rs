@@ -371,7 +371,7 @@ pub fn outl_page_render(ws: &Workspace, args: PageSliceArgs) -> Result<PageMarkd
     let page = lookup::page(&graph, &args.slug)?;
     let md = crate::outline::serialize(&Document {
         front_matter: page.front_matter.clone(),
-        properties: page.properties.clone(),
+        properties: content_properties(&page.properties),
         blocks: page
             .blocks()
             .iter()

@@ -126,7 +126,7 @@ fn tokenize_markup(text: &str, at_start: bool) -> Vec<Token> {
         push_text(&mut tokens, text);
         return tokens;
     }
-    Scanner::new(text, marks, marker).region(0, text.len(), true)
+    Scanner::new(text, marks, marker).region(0, text.len(), Within::Text)
 }
 
 /// `#+BEGIN_` blocks whose content Logseq keeps verbatim (source code, examples, exports,
@@ -299,37 +299,92 @@ fn write_source(tokens: &[Token], out: &mut String) {
     }
 }
 
-/// Characters that end a bare `#tag`.
-fn ends_tag(c: char) -> bool {
-    c.is_whitespace() || ",;!?\"'()[]{}<>#`".contains(c)
+/// Whitespace as mldoc reads it (ASCII only): a tag goes on through any other character, a
+/// no-break or full-width space included.
+fn is_tag_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c' | '\x1a')
 }
 
-/// Characters a bare `#tag` does not end with (sentence punctuation, emphasis).
-fn trails_tag(c: char) -> bool {
-    ".:*_~".contains(c)
-}
+/// Characters that end a bare `#tag` when only more of them, then whitespace or the end,
+/// follow (`#a.` and `#a?!` are tags `a`); inside a name, `.` and `;` go on (`#v1.2`) and the
+/// others end it (`#a,b` is the tag `a`). mldoc's `tag_delims`.
+const TAG_DELIMS: &str = ",;.!?'\":#";
 
-/// The bare-tag name at the start of `after_hash`, if any.
+/// The bare-tag name at the start of `after_hash`, as mldoc reads it: up to whitespace or a
+/// [`TAG_DELIMS`] character that ends it, with every other character kept (`#foo)` is the tag
+/// `foo)`, `#标签。` is `标签。`) and a `[[page]]` inside taken whole.
 pub(crate) fn bare_tag_name(after_hash: &str) -> &str {
-    let end = after_hash.find(ends_tag).unwrap_or(after_hash.len());
-    after_hash[..end].trim_end_matches(trails_tag)
+    let mut end = 0;
+    while let Some(c) = after_hash[end..].chars().next() {
+        let tail = &after_hash[end..];
+        if is_tag_space(c) {
+            break;
+        }
+        if let Some(link) = page_link_len(tail) {
+            end += link;
+            continue;
+        }
+        if TAG_DELIMS.contains(c) {
+            let after_run = tail.trim_start_matches(|c| TAG_DELIMS.contains(c));
+            if after_run.chars().next().is_none_or(is_tag_space) || !".;".contains(c) {
+                break;
+            }
+        }
+        end += c.len_utf8();
+    }
+    &after_hash[..end]
 }
 
-/// Characters after which `#` starts a tag (so `page#anchor` and `C#` are not tags).
-fn may_precede_tag(c: char) -> bool {
-    c.is_whitespace() || "(*_\"'".contains(c)
+/// The length of the `[[page]]` `text` starts with, if it does: one line, not blank, without
+/// another `[[`.
+fn page_link_len(text: &str) -> Option<usize> {
+    let inside = text.strip_prefix("[[")?;
+    let close = inside.find("]]")?;
+    let name = &inside[..close];
+    (!name.contains(['\n', '\r']) && !name.contains("[[") && !name.trim().is_empty())
+        .then_some(close + 4)
 }
 
-/// Whether the `#` at `i` is part of a URL: a bare one (the word it is in has `://` before it,
-/// as in `https://x.org/(#a)`) or a link's target (`[label](#anchor)`).
+/// Characters at which mldoc's plain-text reader stops and tries what may begin there (a
+/// bare URL among them): its markdown `plain_delims`.
+fn stops_plain(c: char) -> bool {
+    is_tag_space(c) || "\\_^[*~`=$#".contains(c)
+}
+
+/// Whether the `#` at `i` is inside a bare URL (`https://x.org/#/page`, `https://x.org/(#a)`).
+/// mldoc tries a URL only where its plain-text reader stops, so the URL starts at the start of
+/// the word or right after one of those stops, never inside a run of text (`(https://x/#a)` is
+/// `(https://x/` and the tag `a)`). A URL is a scheme, `://`, a host, then from a `/`, `?` or
+/// `#` on, anything up to whitespace.
 fn in_url(text: &str, i: usize) -> bool {
     let before = &text[..i];
     let word_start = before
         .char_indices()
         .rev()
-        .find(|(_, c)| c.is_whitespace())
+        .find(|&(_, c)| is_tag_space(c))
         .map_or(0, |(at, c)| at + c.len_utf8());
-    before[word_start..].contains("://") || before.ends_with("](")
+    let word = &before[word_start..];
+    let starts = std::iter::once(0).chain(
+        word.char_indices()
+            .filter(|&(_, c)| stops_plain(c))
+            .map(|(at, c)| at + c.len_utf8()),
+    );
+    starts.into_iter().any(|start| {
+        // `<https://…>` is a URL too.
+        let candidate = word[start..].strip_prefix('<').unwrap_or(&word[start..]);
+        let Some(scheme) = candidate.find("://") else {
+            return false;
+        };
+        let host = &candidate[scheme + 3..];
+        // The host ends at the path, or at the `#` at `i`, which then starts it.
+        let host_end = host.find(|c: char| "/?#[]<>{}()".contains(c));
+        scheme > 0
+            && candidate[..scheme]
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric())
+            && host_end.is_none_or(|end| end > 0 && "/?#".contains(&host[end..end + 1]))
+            && !host.is_empty()
+    })
 }
 
 /// Bytes that can mean something: what opens or closes a span, and line breaks (a page
@@ -337,7 +392,7 @@ fn in_url(text: &str, i: usize) -> bool {
 const MARK: [bool; 256] = {
     let mut mark = [false; 256];
     let mut i = 0;
-    let bytes = b"[]()`#*_\n\r";
+    let bytes = b"[]()`#*_<\n\r";
     while i < bytes.len() {
         mark[bytes[i] as usize] = true;
         i += 1;
@@ -375,6 +430,16 @@ impl<'t> Marks<'t> {
             .iter()
             .map(|&i| (i, self.text[i]))
     }
+}
+
+/// Where a region of text lies, which decides what it can hold, as mldoc reads it: emphasis
+/// holds links but no tags (`**#a**` is bold text), and a link's label holds neither (`[PR
+/// #12](url)` and `[see [[x]]](url)` link only to the URL).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Within {
+    Text,
+    Emphasis,
+    Label,
 }
 
 /// A span the second pass cannot cut into.
@@ -491,8 +556,9 @@ impl<'t> Scanner<'t> {
     }
 
     /// Where in `text[from..end]` something may begin: the next atom (the one at index
-    /// `next_atom` or later), or the next `*`, `_`, or `[` when `links`.
-    fn next_candidate(&self, from: usize, end: usize, next_atom: usize, links: bool) -> usize {
+    /// `next_atom` or later), or the next `*`, `_`, and `[` and `#` where they can open a link
+    /// or a tag.
+    fn next_candidate(&self, from: usize, end: usize, next_atom: usize, within: Within) -> usize {
         let atom = self
             .atoms
             .get(next_atom)
@@ -501,13 +567,18 @@ impl<'t> Scanner<'t> {
             .marks
             .from(from)
             .take_while(|&(i, _)| i < atom)
-            .find(|&(_, b)| matches!(b, b'*' | b'_') || (links && b == b'['))
+            .find(|&(_, b)| match b {
+                b'*' | b'_' => true,
+                b'[' => within != Within::Label,
+                b'#' => within == Within::Text,
+                _ => false,
+            })
             .map_or(atom, |(i, _)| i);
         delimiter.min(end)
     }
 
-    /// Tokens of `text[start..end]`; `links` allows markdown links (not inside a label).
-    fn region(&self, start: usize, end: usize, links: bool) -> Vec<Token> {
+    /// Tokens of `text[start..end]`, a region [`Within`] a text, emphasis or a label.
+    fn region(&self, start: usize, end: usize, within: Within) -> Vec<Token> {
         let bytes = self.text.as_bytes();
         let mut tokens = Vec::new();
         let mut plain_from = start;
@@ -518,18 +589,27 @@ impl<'t> Scanner<'t> {
                 next_atom += 1;
             }
             // What lies before the next candidate is text.
-            i = self.next_candidate(i, end, next_atom, links);
+            i = self.next_candidate(i, end, next_atom, within);
             if i >= end {
                 break;
             }
             let found = match self.atoms.get(next_atom) {
-                Some(atom) if atom.start == i && atom.end <= end => {
+                // A label shows a page link as the text it is.
+                Some(atom)
+                    if atom.start == i
+                        && atom.end <= end
+                        && !(within == Within::Label
+                            && matches!(atom.token, Token::Page { .. })) =>
+                {
                     Some((atom.token.clone(), atom.end))
                 }
                 _ => match bytes[i] {
-                    b'*' => self.bold(i, end).or_else(|| self.italic(i, end, false)),
-                    b'_' => self.italic(i, end, true),
-                    b'[' if links => self.link(i, end),
+                    b'*' => self
+                        .bold(i, end, within)
+                        .or_else(|| self.italic(i, end, false, within)),
+                    b'_' => self.italic(i, end, true, within),
+                    b'[' if within != Within::Label => self.link(i, end),
+                    b'#' if within == Within::Text => self.tag(i, end),
                     _ => None,
                 },
             };
@@ -567,16 +647,30 @@ impl<'t> Scanner<'t> {
                 .is_some_and(|c| !c.is_whitespace())
     }
 
-    fn bold(&self, i: usize, end: usize) -> Option<(Token, usize)> {
+    /// What emphasis inside `within` holds: a label's stays a label's.
+    fn emphasis_within(within: Within) -> Within {
+        match within {
+            Within::Label => Within::Label,
+            _ => Within::Emphasis,
+        }
+    }
+
+    fn bold(&self, i: usize, end: usize, within: Within) -> Option<(Token, usize)> {
         if !self.opens(i, 2) {
             return None;
         }
         let close = next_at_or_after(&self.bold_closers, i + 3).filter(|&c| c + 2 <= end)?;
-        let children = self.region(i + 2, close, true);
+        let children = self.region(i + 2, close, Self::emphasis_within(within));
         Some((Token::Bold { children }, close + 2))
     }
 
-    fn italic(&self, i: usize, end: usize, underscore: bool) -> Option<(Token, usize)> {
+    fn italic(
+        &self,
+        i: usize,
+        end: usize,
+        underscore: bool,
+        within: Within,
+    ) -> Option<(Token, usize)> {
         if !self.opens(i, 1) {
             return None;
         }
@@ -594,7 +688,7 @@ impl<'t> Scanner<'t> {
             &self.star_closers
         };
         let close = next_at_or_after(closers, i + 2).filter(|&c| c < end)?;
-        let children = self.region(i + 1, close, true);
+        let children = self.region(i + 1, close, Self::emphasis_within(within));
         Some((
             Token::Italic {
                 children,
@@ -611,6 +705,38 @@ impl<'t> Scanner<'t> {
             atom.start == start
                 && atom.end == end
                 && matches!(atom.token, Token::Page { .. } | Token::Ref { .. })
+        })
+    }
+
+    /// A tag at the `#` at `i`: `#[[page]]`, or a bare name ([`bare_tag_name`]). mldoc tries
+    /// one at every `#` its plain-text reader meets, so whatever comes before does not matter
+    /// (`Def#card`, `句子。#why`), but for a URL the `#` is part of.
+    fn tag(&self, i: usize, end: usize) -> Option<(Token, usize)> {
+        if in_url(self.text, i) {
+            return None;
+        }
+        let at = self.atoms.partition_point(|atom| atom.start <= i);
+        if let Some(Atom {
+            start,
+            end: page_end,
+            token: Token::Page { page },
+        }) = self.atoms.get(at)
+            && *start == i + 1
+            && *page_end <= end
+        {
+            let token = Token::Tag {
+                page: page.clone(),
+                bracketed: true,
+            };
+            return Some((token, *page_end));
+        }
+        let name = bare_tag_name(&self.text[i + 1..end]);
+        (!name.is_empty()).then(|| {
+            let token = Token::Tag {
+                page: name.to_owned(),
+                bracketed: false,
+            };
+            (token, i + 1 + name.len())
         })
     }
 
@@ -639,9 +765,145 @@ impl<'t> Scanner<'t> {
         if url_end >= end || (has_space && !self.is_link_atom(url_start, url_end)) {
             return None;
         }
-        let children = self.region(i + 1, label_end, false);
+        let children = self.region(i + 1, label_end, Within::Label);
         let url = self.text[url_start..url_end].to_owned();
         Some((Token::Link { children, url }, url_end + 1))
+    }
+}
+
+/// The element names mldoc reads inline HTML for (its raw HTML reader's `known_tags`).
+const HTML_ELEMENTS: [&str; 110] = [
+    "a",
+    "abbr",
+    "address",
+    "area",
+    "article",
+    "aside",
+    "audio",
+    "b",
+    "base",
+    "bdi",
+    "bdo",
+    "blockquote",
+    "body",
+    "br",
+    "button",
+    "canvas",
+    "caption",
+    "cite",
+    "code",
+    "col",
+    "colgroup",
+    "data",
+    "datalist",
+    "dd",
+    "del",
+    "dfn",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "embed",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "i",
+    "iframe",
+    "img",
+    "input",
+    "ins",
+    "kbd",
+    "keygen",
+    "label",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "map",
+    "mark",
+    "meta",
+    "meter",
+    "nav",
+    "noscript",
+    "object",
+    "ol",
+    "optgroup",
+    "option",
+    "output",
+    "p",
+    "param",
+    "pre",
+    "progress",
+    "q",
+    "rb",
+    "rp",
+    "rt",
+    "rtc",
+    "ruby",
+    "s",
+    "samp",
+    "script",
+    "section",
+    "select",
+    "small",
+    "source",
+    "span",
+    "strong",
+    "style",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "template",
+    "textarea",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "title",
+    "tr",
+    "track",
+    "u",
+    "ul",
+    "var",
+    "video",
+    "details",
+    "summary",
+    "wbr",
+];
+
+/// The end of the `</name>` that closes an element whose opening tag's name ends at `from`:
+/// each `<name>` or `<name ` before a closing tag opens one more, which it closes first.
+fn closing_tag_end(text: &str, from: usize, name: &str) -> Option<usize> {
+    let lower = text[from..].to_ascii_lowercase();
+    let name = name.to_ascii_lowercase();
+    let close = format!("</{name}>");
+    let (open, open_with_attributes) = (format!("<{name}>"), format!("<{name} "));
+    let mut open_count = 1usize;
+    let mut at = 0;
+    loop {
+        let found = at + lower[at..].find(&close)?;
+        let between = &text[from + at..from + found];
+        open_count +=
+            between.matches(&open).count() + between.matches(&open_with_attributes).count();
+        open_count -= 1;
+        at = found + close.len();
+        if open_count == 0 {
+            return Some(from + at);
+        }
     }
 }
 
@@ -708,10 +970,16 @@ impl<'t> Atoms<'t> {
                 token: Token::Task { marker },
             });
         }
+        // Where mldoc tries what may begin: at the start, right after an atom, or where its
+        // plain-text reader stops.
+        let starts_choice = |i: usize, next: usize| {
+            i == 0 || i == next || self.text[..i].chars().next_back().is_some_and(stops_plain)
+        };
         for (i, b) in marks.from(0) {
             if i < next {
                 continue;
             }
+            let starts_choice = |i: usize| starts_choice(i, next);
             let found = match b {
                 b'`' => match self.code(i) {
                     Ok(atom) => Some(atom),
@@ -725,8 +993,8 @@ impl<'t> Atoms<'t> {
                     .page(i, "[[")
                     .map(|(page, end)| (Token::Page { page }, end))
                     .or_else(|| self.priority(i)),
-                b'#' => self.tag(i),
                 b'(' => self.block_ref(i),
+                b'<' if starts_choice(i) => self.html(i),
                 _ => None,
             };
             if let Some((token, end)) = found {
@@ -789,34 +1057,31 @@ impl<'t> Atoms<'t> {
         }
     }
 
-    fn tag(&self, i: usize) -> Option<(Token, usize)> {
-        if self.text[..i]
-            .chars()
-            .next_back()
-            .is_some_and(|c| !may_precede_tag(c))
-            || in_url(self.text, i)
-        {
-            return None;
-        }
-        if let Some((page, end)) = self.page(i, "#[[") {
-            return Some((
-                Token::Tag {
-                    page,
-                    bracketed: true,
-                },
-                end,
-            ));
-        }
-        let name = bare_tag_name(&self.text[i + 1..]);
-        (!name.is_empty()).then(|| {
-            (
-                Token::Tag {
-                    page: name.to_owned(),
-                    bracketed: false,
-                },
-                i + 1 + name.len(),
-            )
-        })
+    /// Inline HTML at the `<` at `i`, which nothing inside counts in (`<span title="#x">`):
+    /// a comment up to `-->`, or, as mldoc's raw HTML reader takes it, `<` and a known element
+    /// name, up to the closing tag that balances it (any case), or else up to the first `/>`.
+    /// Its source, as text.
+    fn html(&self, i: usize) -> Option<(Token, usize)> {
+        let after = &self.text[i + 1..];
+        let end = if let Some(comment) = after.strip_prefix("!--") {
+            i + 4 + comment.find("-->")? + 3
+        } else {
+            let name_len = after
+                .find(['>', ' ', '\t', '\x0c', '\x1a'])
+                .unwrap_or(after.len());
+            let name = &after[..name_len];
+            if !HTML_ELEMENTS
+                .iter()
+                .any(|known| known.eq_ignore_ascii_case(name))
+            {
+                return None;
+            }
+            let body = i + 1 + name_len;
+            closing_tag_end(self.text, body, name)
+                .or_else(|| self.text[body..].find("/>").map(|at| body + at + 2))?
+        };
+        let html = self.text[i..end].to_owned();
+        Some((Token::Text { text: html }, end))
     }
 
     fn block_ref(&self, i: usize) -> Option<(Token, usize)> {

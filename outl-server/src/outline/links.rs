@@ -113,32 +113,35 @@ pub fn rename_property_links<'v>(
         return rename_page_links(value, old, new);
     }
     let mut changed = false;
-    let items: Vec<Cow<'_, str>> = list_items(value)
-        .into_iter()
-        .map(|item| {
-            let renamed = if page_links(item).is_empty() {
-                if same_page_name(item, old) && !item.trim().is_empty() {
-                    let trimmed = item.trim();
-                    let start = item.len() - item.trim_start().len();
-                    let end = start + trimmed.len();
-                    Cow::Owned(format!(
-                        "{}{}{}",
-                        &item[..start],
-                        list_item_source(new),
-                        &item[end..]
-                    ))
-                } else {
-                    Cow::Borrowed(item)
-                }
+    let mut renamed_value = String::with_capacity(value.len());
+    let mut written = 0;
+    for range in list_item_ranges(value) {
+        // The separators stay as written (`,` or `，`).
+        renamed_value.push_str(&value[written..range.start]);
+        written = range.end;
+        let item = &value[range];
+        let renamed = if page_links(item).is_empty() {
+            if same_page_name(item, old) && !item.trim().is_empty() {
+                let trimmed = item.trim();
+                let start = item.len() - item.trim_start().len();
+                let end = start + trimmed.len();
+                Cow::Owned(format!(
+                    "{}{}{}",
+                    &item[..start],
+                    list_item_source(new),
+                    &item[end..]
+                ))
             } else {
-                rename_page_links(item, old, new)
-            };
-            changed |= matches!(renamed, Cow::Owned(_));
-            renamed
-        })
-        .collect();
+                Cow::Borrowed(item)
+            }
+        } else {
+            rename_page_links(item, old, new)
+        };
+        changed |= matches!(renamed, Cow::Owned(_));
+        renamed_value.push_str(&renamed);
+    }
     if changed {
-        Cow::Owned(items.join(","))
+        Cow::Owned(renamed_value)
     } else {
         Cow::Borrowed(value)
     }
@@ -165,8 +168,18 @@ pub fn shown_value(value: &str) -> String {
     out.trim().to_lowercase()
 }
 
-/// Splits a list value at commas outside `[[…]]`.
+/// Splits a list value at commas outside `[[…]]`: `,`, and the full-width `，` as Logseq's
+/// `sep-by-comma` splits too (`读书笔记，性能调优` is two pages).
 fn list_items(value: &str) -> Vec<&str> {
+    list_item_ranges(value)
+        .into_iter()
+        .map(|range| &value[range])
+        .collect()
+}
+
+/// Where each item of [`list_items`] lies in `value`.
+fn list_item_ranges(value: &str) -> Vec<std::ops::Range<usize>> {
+    const FULL_WIDTH_COMMA: &[u8] = "，".as_bytes();
     let bytes = value.as_bytes();
     let mut items = Vec::new();
     let mut depth = 0usize;
@@ -185,14 +198,20 @@ fn list_items(value: &str) -> Vec<&str> {
                 continue;
             }
             [b',', ..] if depth == 0 => {
-                items.push(&value[item_start..i]);
+                items.push(item_start..i);
                 item_start = i + 1;
+            }
+            rest if depth == 0 && rest.starts_with(FULL_WIDTH_COMMA) => {
+                items.push(item_start..i);
+                item_start = i + FULL_WIDTH_COMMA.len();
+                i = item_start;
+                continue;
             }
             _ => {}
         }
         i += 1;
     }
-    items.push(&value[item_start..]);
+    items.push(item_start..value.len());
     items
 }
 
@@ -200,7 +219,7 @@ fn list_items(value: &str) -> Vec<&str> {
 /// one item or as markup.
 fn list_item_source(page: &str) -> Cow<'_, str> {
     let plain = matches!(tokenize(page).as_slice(), [Token::Text { text }] if text == page);
-    if plain && !page.contains(',') {
+    if plain && !page.contains([',', '，']) {
         Cow::Borrowed(page)
     } else {
         Cow::Owned(format!("[[{page}]]"))
@@ -214,18 +233,42 @@ fn push_page(pages: &mut Vec<String>, page: &str) {
     }
 }
 
-/// Calls `f` on every link token, nested ones and the target of `[label]([[page]])` or
-/// `[label](((id)))` included.
+/// Whether `id` is a UUID as Logseq writes them (`63db4c7f-0b35-4a2b-9c4e-0123456789ab`).
+pub fn is_uuid(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(at, b)| match at {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+/// What a link's target links to: a `[[page]]`, a `((id))`, or a block's bare UUID, which
+/// Logseq reads as a reference to that block (`[see](63db4c7f-…)`, its `get-block-reference`
+/// of a link whose URL parses as a UUID).
+fn link_target(url: &str) -> Option<Token> {
+    match tokenize(url).as_slice() {
+        [target @ (Token::Page { .. } | Token::Ref { .. })] => Some(target.clone()),
+        _ => is_uuid(url.trim()).then(|| Token::Ref {
+            id: url.trim().to_owned(),
+        }),
+    }
+}
+
+/// Whether a text can hold a block reference at all: `((id))`, or a link (`](`) to a UUID.
+pub fn may_ref(text: &str) -> bool {
+    text.contains("((") || text.contains("](")
+}
+
+/// Calls `f` on every link token, nested ones and a link's target ([`link_target`]) included.
 fn visit_links(tokens: &[Token], f: &mut impl FnMut(&Token)) {
     for token in tokens {
         match token {
             Token::Bold { children } | Token::Italic { children, .. } => visit_links(children, f),
             Token::Link { children, url } => {
                 visit_links(children, f);
-                if let [target @ (Token::Page { .. } | Token::Ref { .. })] =
-                    tokenize(url).as_slice()
-                {
-                    f(target);
+                if let Some(target) = link_target(url) {
+                    f(&target);
                 }
             }
             _ => f(token),
@@ -249,7 +292,8 @@ fn rename_in_tokens(tokens: &mut [Token], old: &str, new: &str) -> bool {
 }
 
 /// Offers every link and ref token of `tokens` to `rewrite`, nested ones and a link's target
-/// (`[label]([[page]])`, `[label](((id)))`) included; whether it changed any.
+/// ([`link_target`]) included; whether it changed any. A bare UUID target that changes is
+/// written `((id))`, which Logseq reads as the same reference.
 fn rewrite_tokens(tokens: &mut [Token], rewrite: &mut dyn FnMut(&mut Token) -> bool) -> bool {
     let mut changed = false;
     for token in tokens {
@@ -259,11 +303,10 @@ fn rewrite_tokens(tokens: &mut [Token], rewrite: &mut dyn FnMut(&mut Token) -> b
             }
             Token::Link { children, url } => {
                 changed |= rewrite_tokens(children, rewrite);
-                let mut target = tokenize(url);
-                if let [Token::Page { .. } | Token::Ref { .. }] = target.as_slice()
-                    && rewrite_tokens(&mut target, rewrite)
+                if let Some(mut target) = link_target(url)
+                    && rewrite(&mut target)
                 {
-                    *url = source(&target);
+                    *url = source(std::slice::from_ref(&target));
                     changed = true;
                 }
             }
@@ -276,7 +319,7 @@ fn rewrite_tokens(tokens: &mut [Token], rewrite: &mut dyn FnMut(&mut Token) -> b
 /// The text with each `((id))` (in an embed or a link too) for which `map` gives another id
 /// pointing to that one instead; borrowed when nothing changed.
 pub fn map_block_refs<'t>(text: &'t str, map: &dyn Fn(&str) -> Option<String>) -> Cow<'t, str> {
-    if !text.contains("((") {
+    if !may_ref(text) {
         return Cow::Borrowed(text);
     }
     let mut tokens = tokenize(text);
@@ -317,10 +360,20 @@ mod tests {
             ["Bob", "launch", "Q4 plan", "Meeting notes"]
         );
         assert_eq!(tags(text), ["launch", "Q4 plan"]);
+        // Emphasis holds page links but no tags, as mldoc reads it.
         assert_eq!(
-            page_links("**[[Bold link]]** and _#italic-tag_"),
-            ["Bold link", "italic-tag"]
+            page_links("**[[Bold link]]** and _#italic-tag_ *#star* **#bold**"),
+            ["Bold link"]
         );
+    }
+
+    #[test]
+    fn link_labels_hold_no_tags_or_page_links() {
+        let text =
+            "see [issue #12](https://x.org/12), [about [[Page]] **#b**](https://y.org) and #real";
+        assert_eq!(page_links(text), ["real"]);
+        // A ref in a label stays a ref, so that its id is served short.
+        assert_eq!(block_refs("[why ((6f3a2c))](https://x.org)"), ["6f3a2c"]);
     }
 
     #[test]
@@ -330,15 +383,48 @@ mod tests {
     }
 
     #[test]
-    fn tags_need_a_word_boundary() {
-        assert!(tags("see https://example.com/page#section and C# code").is_empty());
+    fn a_tag_starts_at_any_hash_and_ends_as_mldoc_ends_it() {
+        assert_eq!(tags("会议纪要。#复盘 and Term#flash"), ["复盘", "flash"]);
         assert_eq!(
             tags("#first, (#second) and #third."),
-            ["first", "second", "third"]
+            ["first", "second)", "third"]
         );
+        assert_eq!(
+            tags("(about #rust) then #go; #v1.2 #a;b #end?! #x,y #p:q #m#n"),
+            ["rust)", "go", "v1.2", "a;b", "end", "x", "p", "m", "n"]
+        );
+        assert_eq!(
+            tags("#a`b` x #tag** y #标签。 z"),
+            ["a`b`", "tag**", "标签。"]
+        );
+        assert_eq!(
+            tags("#[[two words]] #a[[b c]]d"),
+            ["two words", "a[[b c]]d"]
+        );
+        assert!(tags("C# and F#, # alone, #. too").is_empty());
         assert!(tags("# Heading").is_empty());
         assert!(tags("## Heading").is_empty());
         assert_eq!(tags("#projects/apollo"), ["projects/apollo"]);
+    }
+
+    #[test]
+    fn urls_hold_no_tags_unless_text_runs_into_them() {
+        let urls = "https://x.org/#/page/y https://x.org/(#a) <https://x.org/#b> [docs](#setup) x https://a.b/c_#d";
+        assert!(tags(urls).is_empty());
+        // mldoc reads a URL only where its plain-text reader stops, and `(` is not such a place.
+        assert_eq!(tags("(https://x.org/#a) see:https://x/#b"), ["a)", "b"]);
+    }
+
+    #[test]
+    fn inline_html_holds_no_tags_or_links() {
+        let html =
+            r##"x <span title="#nottag">[[p]]</span> <b>#c</b> <br /> a <!-- #no --> #after"##;
+        assert_eq!(page_links(html), ["after"]);
+        // An unknown element, or one right after text, is text.
+        assert_eq!(
+            tags(r##"<foo x="#yes"> x<span title="#t">y</span>"##),
+            ["yes", "t"]
+        );
     }
 
     #[test]
@@ -359,7 +445,6 @@ mod tests {
             page_links("#+BEGIN_NOTE\nread [[Dune]] #books\n#+END_NOTE"),
             ["Dune", "books"]
         );
-        assert!(tags("https://x.org/(#a) [docs](#setup) https://logseq.com/#/page/x").is_empty());
         assert_eq!(tags("https://x.org/page #real"), ["real"]);
         assert!(tags("### Heading\n## Another").is_empty());
     }
@@ -373,6 +458,13 @@ mod tests {
             ["6f3a2c", "64f1c2a0-7b3e-4d5a-9c1e-2f8b7a6d5e4c"]
         );
         assert!(block_refs("((not an id)) (( )) ((x)").is_empty());
+        // A link to a bare UUID is a reference to that block, as Logseq reads it.
+        let linked = "[图](650a4d13-aaaa-4bbb-8ccc-123456789abc) and [x](notes)";
+        assert_eq!(block_refs(linked), ["650a4d13-aaaa-4bbb-8ccc-123456789abc"]);
+        assert_eq!(
+            map_block_refs(linked, &|id| is_uuid(id).then(|| "k3v9q2x".to_owned())),
+            "[图](((k3v9q2x))) and [x](notes)"
+        );
     }
 
     #[test]
@@ -421,6 +513,15 @@ mod tests {
             rename_page_links("#oldish #old", "old", "new"),
             "#oldish #new"
         );
+        // A tag right after a character is one too, and stays one.
+        assert_eq!(
+            rename_page_links("Def#card and 句子。#card", "card", "flash"),
+            "Def#flash and 句子。#flash"
+        );
+        assert_eq!(
+            rename_page_links("Def#card", "card", "two words"),
+            "Def#[[two words]]"
+        );
     }
 
     #[test]
@@ -434,6 +535,10 @@ mod tests {
         assert_eq!(property_links("[[Bob]]", false), ["Bob"]);
         assert!(property_links("in progress, blocked", false).is_empty());
         assert!(property_links(" , ", true).is_empty());
+        assert_eq!(
+            property_links("读书笔记，性能调优, [[a，b]]", true),
+            ["读书笔记", "性能调优", "a，b"]
+        );
     }
 
     #[test]
@@ -454,6 +559,10 @@ mod tests {
         assert_eq!(
             rename_property_links("[[old]]", false, "old", "new"),
             "[[new]]"
+        );
+        assert_eq!(
+            rename_property_links("读书笔记，old", true, "old", "性能"),
+            "读书笔记，性能"
         );
         assert!(matches!(
             rename_property_links("a, b", true, "old", "new"),

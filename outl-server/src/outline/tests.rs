@@ -24,6 +24,18 @@ fn leaf(text: &str) -> OutlineNode {
 const EXAMPLE: &str = "title:: Project X\ntags:: project\n\n- TODO Call [[Bob]] about #launch\n  collapsed:: true\n  priority:: high\n\t- child block with a ((6f3a2c))\n- DONE shipped\n";
 
 #[test]
+fn a_page_id_is_a_page_property_kept_byte_for_byte() {
+    let md = "id:: 6a1f2e3d-4c5b-4a69-8877-665544332211\ntype:: note\n\n- first\n";
+    let doc = parse(md);
+    assert_eq!(
+        doc.properties.get("id").map(String::as_str),
+        Some("6a1f2e3d-4c5b-4a69-8877-665544332211")
+    );
+    assert_eq!(doc.blocks, vec![leaf("first")]);
+    assert_eq!(serialize(&doc), md);
+}
+
+#[test]
 fn parses_the_example_page() {
     let doc = parse(EXAMPLE);
     let expected = Document {

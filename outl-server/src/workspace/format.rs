@@ -43,7 +43,7 @@ pub fn parse_as(syntax: Syntax, text: &str) -> Parsed {
 /// block it names (noted in `ref_uuids`, so that a write gives the file its UUID back).
 fn block_of(node: OutlineNode, ref_uuids: &mut ThinVec<(CompactString, String)>) -> Block {
     let mut text = node.text;
-    if text.contains("((") {
+    if outline::may_ref(&text) {
         let mut seen = Vec::new();
         if let Cow::Owned(mapped) = outline::map_block_refs(&text, &|id| {
             ids::is_uuid(id).then(|| ids::served_id(id).into_owned())

@@ -132,15 +132,7 @@ fn base32(bytes: &[u8; 32], len: u32) -> String {
 /// almost never share one (about one pair in seven at 100,000 of them).
 const UUID_ID_LEN: u32 = 7;
 
-/// Whether `id` is a UUID as Logseq writes them (`63db4c7f-0b35-4a2b-9c4e-0123456789ab`).
-pub fn is_uuid(id: &str) -> bool {
-    let bytes = id.as_bytes();
-    bytes.len() == 36
-        && bytes.iter().enumerate().all(|(at, b)| match at {
-            8 | 13 | 18 | 23 => *b == b'-',
-            _ => b.is_ascii_hexdigit(),
-        })
-}
+pub use crate::outline::is_uuid;
 
 /// The id a block is served by: a UUID (31 tokens each time a reply carries it) as a short id
 /// derived from it, the same at every open (or the one it encodes, see [`anchor_uuid`]); any

@@ -482,8 +482,8 @@ fn block_contribution<'a>(
     c: &mut Contribution<'a>,
     config: &GraphConfig,
 ) {
-    // Every block reference has `((`.
-    if may_link(&block.text) || block.text.contains("((") {
+    // Every block reference has `((`, or is a link to a UUID.
+    if may_link(&block.text) || outline::may_ref(&block.text) {
         let links = outline::text_links(&block.text);
         c.links.extend(
             links

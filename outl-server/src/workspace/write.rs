@@ -835,7 +835,7 @@ impl Workspace {
                     .as_ref()
                     .and_then(|blocks| blocks.find(&block.id))
                     .is_some_and(|(_, old)| old.text == block.text);
-                if !known && block.text.contains("((") {
+                if !known && outline::may_ref(&block.text) {
                     for id in outline::block_refs(&block.text) {
                         if !targets.contains(&id) {
                             targets.push(id);
@@ -1238,7 +1238,7 @@ fn collect_uuids_and_refs(
         if let Some(uuid) = ids::on_disk_uuid(block, &block.id) {
             uuids.insert(block.id.to_string(), uuid.to_owned());
         }
-        if block.text.contains("((") {
+        if outline::may_ref(&block.text) {
             refs.extend(outline::block_refs(&block.text));
         }
         collect_uuids_and_refs(&block.children, uuids, refs);
