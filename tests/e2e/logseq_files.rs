@@ -8,7 +8,7 @@ use serde_json::json;
 /// An org page as Logseq wrote them in 2020: `#+TITLE:`, headlines from `**`, drawers.
 const ORG_PAGE: &str = "#+TITLE: Changelog 2020\n#+ALIAS: changes\n\n** [[Dec 29th, 2020]]\n:PROPERTIES:\n:created_at: 1609250283049\n:END:\nOur last release for 2020.\n*** TODO [#A] Write the [[Announcement]]\n    Local file storage is stable.\n** Queries #experiment\n";
 /// An org journal day, its body indented under each headline.
-const ORG_DAY: &str = "* Thursday, 05/14/2020\n** [[Changelog 2020]]\n*** Whiteboards with [[Draw]]\n    Open it and enjoy!\n";
+const ORG_DAY: &str = "* Thursday, 05/14/2020\n** [[Changelog 2020]]\n*** Whiteboards with [[Draw]]\n    Open it and enjoy!\n*** See [[term/alias][Page alias]] and [[https://x.org/a][the site]]\n";
 
 #[test]
 fn org_pages_are_read_listed_searched_and_indexed() {
@@ -42,6 +42,17 @@ fn org_pages_are_read_listed_searched_and_indexed() {
     let backlinks =
         json_payload(&s.call("outl_page_backlinks", json!({ "slug": "changelog 2020" })));
     assert_eq!(column(&backlinks["backlinks"], "page"), ["2020-05-14"]);
+    // An org link with a label links its target, as Logseq reads it; a URL links no page.
+    let alias = json_payload(&s.call("outl_page_backlinks", json!({ "slug": "term/alias" })));
+    assert_eq!(
+        column(&alias["backlinks"], "page"),
+        ["2020-05-14"],
+        "{alias}"
+    );
+    let links = json_payload(&s.call("outl_links", json!({ "slug": "2020-05-14" })));
+    let mut targets = column(&links["links"], "page");
+    targets.sort_unstable();
+    assert_eq!(targets, ["changelog 2020", "draw", "term/alias"], "{links}");
     let tasks = json_payload(&s.call("outl_tasks", json!({ "state": "TODO" })));
     assert_eq!(
         column(&tasks["hits"], "page"),

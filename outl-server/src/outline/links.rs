@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use super::Properties;
 use super::inline::{Token, bare_tag_name, source, tokenize};
+use super::{Properties, Syntax};
 
 /// The page property that gives a page other names (`alias:: launch, [[Q4 launch]]`).
 pub const ALIAS: &str = "alias";
@@ -27,9 +27,22 @@ pub struct TextLinks {
 
 /// The page links, tags and block references of a text at once.
 pub fn text_links(text: &str) -> TextLinks {
+    text_links_in(Syntax::Markdown, text)
+}
+
+/// [`text_links`] of a text of a page in `syntax`: in an org page, `[[target][label]]` links
+/// the page `target` (see [`org_link`]).
+pub fn text_links_in(syntax: Syntax, text: &str) -> TextLinks {
     let mut links = TextLinks::default();
     visit_links(&tokenize(text), &mut |token| match token {
-        Token::Page { page } => push_page(&mut links.pages, page),
+        Token::Page { page } => match syntax {
+            Syntax::Org => {
+                if let Some(page) = org_link(page).map_or(Some(page.as_str()), |link| link.page) {
+                    push_page(&mut links.pages, page);
+                }
+            }
+            Syntax::Markdown => push_page(&mut links.pages, page),
+        },
         Token::Tag { page, .. } => {
             push_page(&mut links.pages, page);
             push_page(&mut links.tags, page);
@@ -57,12 +70,50 @@ pub fn block_refs(text: &str) -> Vec<String> {
     text_links(text).refs
 }
 
+/// An org link with a label, `[[target][label]]`, as the tokenizer gives it: one page link
+/// whose name holds `][`.
+struct OrgLink<'p> {
+    /// The page it links, as Logseq reads an org link (graph-parser's `get-page-reference`):
+    /// its target, unless that is a URL or a file (`https:…`, `file:…`), which mldoc reads as
+    /// links of their own. In markdown, mldoc reads the whole `target][label` as a page name.
+    page: Option<&'p str>,
+    /// `][` and the label.
+    label: &'p str,
+}
+
+/// The org link a page link's name is, if it holds `][`.
+fn org_link(name: &str) -> Option<OrgLink<'_>> {
+    let at = name.find("][")?;
+    let target = &name[..at];
+    let scheme = target.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+    });
+    Some(OrgLink {
+        page: (!scheme && !target.trim().is_empty()).then_some(target),
+        label: &name[at..],
+    })
+}
+
 /// The text with every link to page `old` pointing to `new` instead (`[[Old]]` →
 /// `[[New]]`, `#old` → `#new`, or `#[[New Name]]` when the new name cannot be a bare tag).
 /// Matches case-insensitively; borrowed when nothing changed.
 pub fn rename_page_links<'t>(text: &'t str, old: &str, new: &str) -> Cow<'t, str> {
+    rename_page_links_in(Syntax::Markdown, text, old, new)
+}
+
+/// [`rename_page_links`] in a text of a page in `syntax`: in an org page, the target of
+/// `[[target][label]]` too, its label kept.
+pub fn rename_page_links_in<'t>(
+    syntax: Syntax,
+    text: &'t str,
+    old: &str,
+    new: &str,
+) -> Cow<'t, str> {
     let mut tokens = tokenize(text);
-    if rename_in_tokens(&mut tokens, old, new) {
+    if rename_in_tokens(&mut tokens, syntax, old, new) {
         Cow::Owned(source(&tokens))
     } else {
         Cow::Borrowed(text)
@@ -276,10 +327,19 @@ fn visit_links(tokens: &[Token], f: &mut impl FnMut(&Token)) {
     }
 }
 
-fn rename_in_tokens(tokens: &mut [Token], old: &str, new: &str) -> bool {
+fn rename_in_tokens(tokens: &mut [Token], syntax: Syntax, old: &str, new: &str) -> bool {
     rewrite_tokens(tokens, &mut |token| match token {
         Token::Page { page } if same_page_name(page, old) => {
             *page = new.to_owned();
+            true
+        }
+        Token::Page { page } if syntax == Syntax::Org => {
+            let Some(link) =
+                org_link(page).filter(|link| link.page.is_some_and(|p| same_page_name(p, old)))
+            else {
+                return false;
+            };
+            *page = format!("{new}{}", link.label);
             true
         }
         Token::Tag { page, bracketed } if same_page_name(page, old) => {
@@ -477,6 +537,26 @@ mod tests {
         .collect();
         assert_eq!(aliases(&properties), ["launch", "Q4 launch"]);
         assert!(aliases(&Properties::new()).is_empty());
+    }
+
+    #[test]
+    fn an_org_link_with_a_label_links_its_target() {
+        let text =
+            "see [[term/alias][Page alias]], [[https://x.org/a][site]] and [[file:x.org][x]]";
+        assert_eq!(text_links_in(Syntax::Org, text).pages, ["term/alias"]);
+        // In markdown, mldoc reads the whole `target][label` as the page's name.
+        assert_eq!(
+            text_links_in(Syntax::Markdown, "[[term/alias][Page alias]]").pages,
+            ["term/alias][Page alias"]
+        );
+        assert_eq!(
+            rename_page_links_in(Syntax::Org, text, "Term/Alias", "term/aliases"),
+            "see [[term/aliases][Page alias]], [[https://x.org/a][site]] and [[file:x.org][x]]"
+        );
+        assert_eq!(
+            rename_page_links_in(Syntax::Markdown, text, "term/alias", "other"),
+            text
+        );
     }
 
     #[test]

@@ -32,7 +32,7 @@ use super::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_
 use super::terms::{
     self, Analyzer, Language, Span, Surface, holds_phrase, is_gram, lone_char, lowercase, surfaces,
 };
-use crate::outline::{self, Properties, TaskMarker};
+use crate::outline::{self, Properties, Syntax, TaskMarker};
 
 /// Where something was found: a block of a page, or the page itself (its properties).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -414,8 +414,9 @@ fn contribution<'a>(
 ) -> Contribution<'a> {
     let mut c = Contribution::default();
     properties_contribution(&page.properties, Held::page(p), &mut c, config);
+    let syntax = Syntax::of_file(&page.file);
     for (block, &n) in blocks.iter().zip(numbers) {
-        block_contribution(block, Held(n), &mut c, config);
+        block_contribution(block, syntax, Held(n), &mut c, config);
     }
     let mut seen = FxHashSet::default();
     for (target, _) in &c.links {
@@ -478,13 +479,14 @@ fn may_link(text: &str) -> bool {
 
 fn block_contribution<'a>(
     block: &'a Block,
+    syntax: Syntax,
     held: Held,
     c: &mut Contribution<'a>,
     config: &GraphConfig,
 ) {
     // Every block reference has `((`, or is a link to a UUID.
     if may_link(&block.text) || outline::may_ref(&block.text) {
-        let links = outline::text_links(&block.text);
+        let links = outline::text_links_in(syntax, &block.text);
         c.links.extend(
             links
                 .pages

@@ -1388,6 +1388,7 @@ fn rename_links_in(page: &mut Page, old: &Page, new_name: &str, config: &GraphCo
     let renaming = Renaming {
         old: &old.name,
         new: new_name,
+        syntax: Syntax::of_file(&page.file),
         config,
     };
     renaming.in_properties(&mut page.properties);
@@ -1398,6 +1399,8 @@ fn rename_links_in(page: &mut Page, old: &Page, new_name: &str, config: &GraphCo
 struct Renaming<'a> {
     old: &'a str,
     new: &'a str,
+    /// The syntax of the page whose links are rewritten.
+    syntax: Syntax,
     config: &'a GraphConfig,
 }
 
@@ -1415,7 +1418,8 @@ impl Renaming<'_> {
 
     fn in_blocks(&self, blocks: &mut [Block]) {
         for block in blocks {
-            if let Cow::Owned(renamed) = outline::rename_page_links(&block.text, self.old, self.new)
+            if let Cow::Owned(renamed) =
+                outline::rename_page_links_in(self.syntax, &block.text, self.old, self.new)
             {
                 block.text = renamed;
             }
