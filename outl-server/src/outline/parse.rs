@@ -334,9 +334,10 @@ impl<'a> OpenBlock<'a> {
             self.body
                 .push(strip_columns(blank, self.text_col).into_owned());
         }
+        // Inside a `#+BEGIN_…` block as inside a fence, mldoc keeps every line as it is.
         let place = LinePlace::Body {
             first: self.body.is_empty(),
-            in_literal: self.literal.is_some(),
+            in_literal: self.literal.is_some() || self.directive.is_some(),
         };
         let content = strip_columns(line, self.text_col);
         self.body.push(unescape(&content, place).into_owned());

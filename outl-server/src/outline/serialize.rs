@@ -290,33 +290,49 @@ pub(super) fn write_block_lines(
 /// fences are text.
 fn escape_text_lines<'t>(first: &'t str, body: &[&'t str]) -> (Cow<'t, str>, Vec<Cow<'t, str>>) {
     let closers = LaterClosers::new(body);
-    let mut literal = None;
-    let first = escape_line(first, LinePlace::First, &mut literal, &closers, None);
+    let mut open = Open::default();
+    let first = escape_line(first, LinePlace::First, &mut open, &closers, None);
     let body = body
         .iter()
         .enumerate()
         .map(|(index, line)| {
             let place = LinePlace::Body {
                 first: index == 0,
-                in_literal: literal.is_some(),
+                in_literal: open.literal.is_some() || open.directive.is_some(),
             };
-            escape_line(line, place, &mut literal, &closers, Some(index))
+            escape_line(line, place, &mut open, &closers, Some(index))
         })
         .collect();
     (first, body)
 }
 
+/// What a text's lines so far leave open, as the parser reads them: a fence or math, and a
+/// `#+BEGIN_…` block that a later line ends, by its name.
+#[derive(Default)]
+struct Open {
+    literal: Option<Literal>,
+    directive: Option<String>,
+}
+
 /// Escapes one line, body line `index` (`None` for the first line), if it must be, and moves
-/// the literal state past it.
+/// what is open past it.
 fn escape_line<'t>(
     line: &'t str,
     place: LinePlace,
-    literal: &mut Option<Literal>,
+    open_before: &mut Open,
     closers: &LaterClosers,
     index: Option<usize>,
 ) -> Cow<'t, str> {
     let later_closers = closers.after(index);
     let (indent, rest) = split_indent(line);
+    if open_before
+        .directive
+        .as_deref()
+        .is_some_and(|name| directive_ends(rest, name))
+    {
+        open_before.directive = None;
+    }
+    let literal = &mut open_before.literal;
     if let Some(open) = *literal {
         if open.is_closed_by(rest) {
             // Math the line opens again holds the text's lines after it, if they close it.
@@ -332,7 +348,11 @@ fn escape_line<'t>(
         // A fence or math that is closed within the text is written as it is.
         *literal = Some(opened);
         return Cow::Borrowed(line);
-    } else if directive_begins(rest).is_some_and(|name| closers.ends_directive(&name, index)) {
+    } else if open_before.directive.is_none()
+        && let Some(name) =
+            directive_begins(rest).filter(|name| closers.ends_directive(name, index))
+    {
+        open_before.directive = Some(name);
         return Cow::Borrowed(line);
     }
     if is_escapable(rest, place) {

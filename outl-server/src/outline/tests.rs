@@ -234,6 +234,19 @@ fn a_verbatim_block_keeps_its_nested_list() {
     );
     assert!(page_links(&doc.blocks[0].text).is_empty());
     assert_eq!(parse(&serialize(&doc)), doc);
+    // Its lines are written as they are, escapes and all, as mldoc keeps them.
+    let code = "x\n#+BEGIN_SRC python\n- y\n# comment\nk:: v\n\\- z\n#+END_SRC";
+    let source = Document {
+        front_matter: None,
+        properties: Properties::new(),
+        blocks: vec![leaf(code)],
+    };
+    let written = serialize(&source);
+    assert_eq!(
+        written,
+        "- x\n  #+BEGIN_SRC python\n  - y\n  # comment\n  k:: v\n  \\- z\n  #+END_SRC\n"
+    );
+    assert_eq!(parse(&written), source);
     // A block its text never ends is written so that it opens none: its `#+END_…` line in a
     // child's text keeps the child a child.
     let unclosed = Document {
