@@ -20,7 +20,8 @@ use super::serialize::{
     write_block_lines, written_front_matter,
 };
 use super::syntax::{
-    bullet_text, drawer_property, line_break_len, line_spans, lines, property_line, split_indent,
+    bullet_text, columns, drawer_property, line_break_len, line_spans, lines, property_line,
+    split_indent,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Syntax};
 
@@ -53,15 +54,26 @@ pub fn serialize_over(
         Syntax::Markdown => doc.normalized(),
         Syntax::Org => org::normalized_for_org(doc),
     };
-    // From the most faithful form to the plainest: changed blocks keep the lines of theirs
-    // that still say the same, then changed blocks are written anew, then every block is.
-    let attempts: [(&[Former], bool); 3] = [(formers, true), (formers, false), (&[], false)];
-    for (formers, keep_lines) in attempts {
+    // From the most faithful form to the plainest: changed blocks keep their indentation and
+    // the lines of theirs that still say the same, then they take their siblings', then
+    // changed blocks are written anew, then every block is.
+    // A block kept whole that moved among siblings indented otherwise takes their
+    // indentation only when it must.
+    let attempts: [(&[Former], bool, bool, bool); 5] = [
+        (formers, true, true, false),
+        (formers, true, false, false),
+        (formers, true, false, true),
+        (formers, false, false, true),
+        (&[], false, false, false),
+    ];
+    for (formers, keep_lines, keep_indent, reindent_kept) in attempts {
         let surgical = Surgical {
             original,
             starts,
             style: &style,
             keep_lines,
+            keep_indent,
+            reindent_kept,
         };
         if let Some(written) = surgical.write(doc, formers)
             && syntax.parse(&written) == expected
@@ -171,6 +183,17 @@ struct Level<'i> {
     unit: &'i str,
 }
 
+/// A block's `lines` with the indentation `own` they start with replaced by `sibling`'s.
+fn reindented(lines: &str, own: &str, sibling: &str) -> String {
+    lines
+        .split_inclusive('\n')
+        .map(|line| match line.strip_prefix(own) {
+            Some(rest) if !line.trim().is_empty() => format!("{sibling}{rest}"),
+            _ => line.to_owned(),
+        })
+        .collect()
+}
+
 /// How many blocks `nodes` hold, their descendants included.
 fn descendants(nodes: &[OutlineNode]) -> usize {
     nodes
@@ -186,9 +209,15 @@ struct Surgical<'a> {
     /// Whether a changed block keeps its form (a heading without a bullet stays one) and the
     /// lines of its own that it still holds.
     keep_lines: bool,
+    /// Whether a changed block that no kept sibling sets an indentation for keeps its own,
+    /// where that still nests it under its parent.
+    keep_indent: bool,
+    /// Whether a block that keeps its lines but sits among siblings indented otherwise (it
+    /// moved there) takes their indentation.
+    reindent_kept: bool,
 }
 
-impl Surgical<'_> {
+impl<'a> Surgical<'a> {
     /// The document over the original, `formers` saying what each block was (every block
     /// written anew when it is empty); `None` for a document nested deeper than the parser
     /// reads.
@@ -320,27 +349,57 @@ impl Surgical<'_> {
         if depth >= MAX_DEPTH && !blocks.is_empty() {
             return None;
         }
-        // The indentation of the last sibling so far that kept its lines.
+        // The indentation of the last sibling so far that kept its lines, and the one most of
+        // them have.
         let mut kept_indent: Option<&str> = None;
+        let usual_indent = if self.reindent_kept {
+            self.usual_kept_indent(blocks, &formers[(*at).min(formers.len())..])
+        } else {
+            None
+        };
         for (i, block) in blocks.iter().enumerate() {
             let former = formers.get(*at).copied().unwrap_or(Former::New);
             *at += 1;
             let indent: Cow<'_, str> = match former {
                 Former::Unchanged(k) => {
                     let lines = self.block_lines(k)?;
-                    self.push_piece(out, lines);
-                    kept_indent = Some(self.level_of(lines));
-                    Cow::Borrowed(self.level_of(lines))
+                    let own = self.level_of(lines);
+                    let sibling = usual_indent.filter(|&sibling| {
+                        self.reindent_kept
+                            && self.style.syntax == Syntax::Markdown
+                            && sibling != own
+                    });
+                    match sibling {
+                        Some(sibling) => {
+                            self.push_piece(out, &reindented(lines, own, sibling));
+                            Cow::Borrowed(sibling)
+                        }
+                        None => {
+                            self.push_piece(out, lines);
+                            kept_indent = Some(own);
+                            Cow::Borrowed(own)
+                        }
+                    }
                 }
                 Former::Changed(_) | Former::New => {
                     let former_lines = match former {
                         Former::Changed(k) => Some(self.block_lines(k)?),
                         _ => None,
                     };
-                    let sibling_indent = kept_indent.or_else(|| {
-                        let next = *at + descendants(&block.children);
-                        self.kept_sibling_indent(&blocks[i + 1..], formers.get(next..)?)
-                    });
+                    let sibling_indent = kept_indent
+                        .or_else(|| {
+                            let next = *at + descendants(&block.children);
+                            self.kept_indents(&blocks[i + 1..], formers.get(next..)?)
+                                .next()
+                        })
+                        .or_else(|| {
+                            // An org headline's stars say its depth: it keeps none.
+                            let own = self.level_of(former_lines?);
+                            let parent = level.parent?;
+                            let nests = columns(own) > columns(parent);
+                            (self.keep_indent && self.style.syntax == Syntax::Markdown && nests)
+                                .then_some(own)
+                        });
                     let nested = match (sibling_indent, level.parent) {
                         (Some(sibling), _) => Cow::Borrowed(sibling),
                         (None, Some(parent)) => Cow::Owned(format!("{parent}{}", level.unit)),
@@ -398,17 +457,41 @@ impl Surgical<'_> {
         Some(())
     }
 
-    /// The indentation of the first of `blocks` that keeps its lines, `formers` saying what
-    /// `blocks` and their descendants were, in document order.
-    fn kept_sibling_indent(&self, blocks: &[OutlineNode], formers: &[Former]) -> Option<&str> {
-        let mut at = 0;
-        for block in blocks {
-            if let Some(Former::Unchanged(k)) = formers.get(at) {
-                return self.block_lines(*k).map(|lines| self.level_of(lines));
+    /// The indentation most of `blocks` that keep their lines have (of as many, the first's),
+    /// `formers` saying what `blocks` and their descendants were, in document order.
+    fn usual_kept_indent(&self, blocks: &[OutlineNode], formers: &[Former]) -> Option<&'a str> {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for indent in self.kept_indents(blocks, formers) {
+            match counts.iter_mut().find(|(seen, _)| *seen == indent) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((indent, 1)),
             }
-            at += 1 + descendants(&block.children);
         }
-        None
+        let most = counts.iter().map(|&(_, n)| n).max()?;
+        counts
+            .into_iter()
+            .find(|&(_, n)| n == most)
+            .map(|(indent, _)| indent)
+    }
+
+    /// The indentation of each of `blocks` that keeps its lines, in order, `formers` saying
+    /// what `blocks` and their descendants were, in document order.
+    fn kept_indents<'s>(
+        &'s self,
+        blocks: &'s [OutlineNode],
+        formers: &'s [Former],
+    ) -> impl Iterator<Item = &'a str> + 's {
+        let mut at = 0;
+        blocks.iter().filter_map(move |block| {
+            let former = formers.get(at);
+            at += 1 + descendants(&block.children);
+            match former {
+                Some(Former::Unchanged(k)) => {
+                    self.block_lines(*k).map(|lines| self.level_of(lines))
+                }
+                _ => None,
+            }
+        })
     }
 
     /// A changed block's `fresh` lines, with each line that says what a line of its `former`
@@ -516,7 +599,7 @@ impl Surgical<'_> {
     }
 
     /// The original's `k`-th block: its lines and the layout after them.
-    fn block_lines(&self, k: usize) -> Option<&str> {
+    fn block_lines(&self, k: usize) -> Option<&'a str> {
         let start = *self.starts.get(k)?;
         let end = self
             .starts
@@ -728,6 +811,40 @@ mod tests {
         assert_eq!(
             over(original, &doc, &indented),
             "- a\n\t- a1\n- b\n  - b1\n    - b2\n- c\n"
+        );
+    }
+
+    #[test]
+    fn a_changed_block_keeps_its_indentation_where_no_sibling_says_it() {
+        // An only child indented by spaces in a page of tabs keeps its spaces, and its
+        // children keep their lines.
+        let original = "- top\n  - target\n    - c1\n- other\n\t- x\n";
+        let mut doc = parse(original);
+        doc.blocks[0].children[0].text = "target, edited".into();
+        let formers = [
+            Unchanged(0),
+            Changed(1),
+            Unchanged(2),
+            Unchanged(3),
+            Unchanged(4),
+        ];
+        assert_eq!(
+            over(original, &doc, &formers),
+            original.replace("target", "target, edited")
+        );
+    }
+
+    #[test]
+    fn a_block_moved_among_siblings_indented_otherwise_takes_their_indentation() {
+        let original = "- p\n\t- t1\n- q\n  - s1\n  - s2\n- r\n";
+        let mut doc = parse(original);
+        let t1 = doc.blocks[0].children.remove(0);
+        doc.blocks[1].children.insert(1, t1);
+        // Moved at its own depth, it keeps its lines, but for their indentation.
+        let formers = [0, 2, 3, 1, 4, 5].map(Unchanged);
+        assert_eq!(
+            over(original, &doc, &formers),
+            "- p\n- q\n  - s1\n  - t1\n  - s2\n- r\n"
         );
     }
 
