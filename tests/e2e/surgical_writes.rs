@@ -243,7 +243,8 @@ fn a_changed_block_keeps_its_form_and_the_lines_it_did_not_change() {
 #[test]
 fn a_page_of_headings_gets_each_new_block_as_lines_of_its_own() {
     // Logseq puts every heading that no bullet opens at the top level, so a new block there is
-    // a bullet at the margin, and a block under a heading a bullet indented under it.
+    // a heading without a bullet, as its siblings are, or a bullet at the margin, and a block
+    // under a heading a bullet indented under it.
     let ws = workspace();
     let root = ws.path();
     let file = "pages/Outline.md";
@@ -254,7 +255,7 @@ fn a_page_of_headings_gets_each_new_block_as_lines_of_its_own() {
         (
             "outl_block_insert",
             json!({ "after_id": a1, "text": "### new heading" }),
-            vec!["+- ### new heading\n"],
+            vec!["+### new heading\n"],
         ),
         (
             "outl_block_insert",

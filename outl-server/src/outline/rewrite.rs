@@ -20,8 +20,8 @@ use super::serialize::{
     write_block_lines, written_front_matter,
 };
 use super::syntax::{
-    bullet_text, columns, drawer_property, line_break_len, line_spans, lines, property_line,
-    split_indent,
+    bullet_text, columns, drawer_property, heading_level, line_break_len, line_spans, lines,
+    property_line, split_indent,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Syntax};
 
@@ -352,6 +352,8 @@ impl<'a> Surgical<'a> {
         // The indentation of the last sibling so far that kept its lines, and the one most of
         // them have.
         let mut kept_indent: Option<&str> = None;
+        // Whether the last of those is a heading without a bullet.
+        let mut kept_heading = false;
         let usual_indent = if self.reindent_kept {
             self.usual_kept_indent(blocks, &formers[(*at).min(formers.len())..])
         } else {
@@ -377,6 +379,10 @@ impl<'a> Surgical<'a> {
                         None => {
                             self.push_piece(out, lines);
                             kept_indent = Some(own);
+                            kept_heading = self.style.syntax == Syntax::Markdown
+                                && level.parent.is_none()
+                                && self.opening_of(lines, block) == Opening::Margin
+                                && heading_level(split_indent(lines).1).is_some();
                             Cow::Borrowed(own)
                         }
                     }
@@ -407,6 +413,14 @@ impl<'a> Surgical<'a> {
                     };
                     let opening = match former_lines {
                         Some(lines) if self.keep_lines => self.opening_of(lines, block),
+                        // A new heading among headings without bullets is written as they are.
+                        None if self.keep_lines
+                            && kept_heading
+                            && heading_level(block.text.lines().next().unwrap_or_default())
+                                .is_some() =>
+                        {
+                            Opening::Margin
+                        }
                         _ => Opening::Bullet,
                     };
                     let margin = opening == Opening::Margin;
