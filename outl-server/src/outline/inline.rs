@@ -712,7 +712,8 @@ impl<'t> Scanner<'t> {
     /// one at every `#` its plain-text reader meets, so whatever comes before does not matter
     /// (`Def#card`, `句子。#why`), but for a URL the `#` is part of.
     fn tag(&self, i: usize, end: usize) -> Option<(Token, usize)> {
-        if in_url(self.text, i) {
+        // `\#` is a `#` escaped, as mldoc reads it (`C\#`, LaTeX's `\#`).
+        if in_url(self.text, i) || self.text[..i].ends_with('\\') {
             return None;
         }
         let at = self.atoms.partition_point(|atom| atom.start <= i);

@@ -540,6 +540,12 @@ mod tests {
     }
 
     #[test]
+    fn an_escaped_hash_starts_no_tag() {
+        assert!(tags("a \\#data-safety b, C\\# and $j_{\\#}$").is_empty());
+        assert_eq!(tags("\\#not but #yes"), ["yes"]);
+    }
+
+    #[test]
     fn an_org_link_with_a_label_links_its_target() {
         let text =
             "see [[term/alias][Page alias]], [[https://x.org/a][site]] and [[file:x.org][x]]";
