@@ -104,9 +104,11 @@ impl<'a> Parser<'a> {
         }
         let col = columns(indent);
         if let Some(block) = self.open.last_mut() {
-            // A line less indented than the block's text cannot belong to it, so it ends a
-            // code fence or math the block left open.
-            if col < block.text_col {
+            // A bullet less indented than the block's text cannot belong to it, so it ends a
+            // code fence, math or `#+BEGIN_…` block the block left open. Any other line stays
+            // in it, as mldoc reads it (a fence opened on a bullet's line holds the lines under
+            // the bullet, however indented).
+            if col < block.text_col && bullet_text(rest).is_some() {
                 block.literal = None;
                 block.directive = None;
             }
@@ -423,7 +425,7 @@ enum LaterProperties {
     Done,
 }
 
-/// Whether the `#+END_…` line of `name` comes in `after` before a line less indented than
+/// Whether the `#+END_…` line of `name` comes in `after` before a bullet less indented than
 /// `text_col`, the block's text column. mldoc reads every line up to that one as the block's,
 /// bullets and headings too, at any depth (a list in an example nests).
 fn directive_closed_in_block(after: &str, name: &str, text_col: usize) -> bool {
@@ -432,11 +434,11 @@ fn directive_closed_in_block(after: &str, name: &str, text_col: usize) -> bool {
         if rest.is_empty() {
             continue;
         }
-        if columns(indent) < text_col {
-            return false;
-        }
         if directive_ends(rest, name) {
             return true;
+        }
+        if columns(indent) < text_col && bullet_text(rest).is_some() {
+            return false;
         }
     }
     false

@@ -216,6 +216,17 @@ fn a_list_inside_a_quote_is_the_quote_s() {
 }
 
 #[test]
+fn a_fence_on_a_bullet_s_line_holds_the_lines_under_the_bullet() {
+    // As mldoc reads it: the comment is code, not a heading, and `d` stays a child of `a`.
+    let doc = parse("- a\n  - ```sh\n  # c\n  ```\n  - d\n");
+    assert_eq!(
+        doc.blocks,
+        [node("a", &[], vec![leaf("```sh\n# c\n```"), leaf("d")])]
+    );
+    assert_eq!(parse(&serialize(&doc)), doc);
+}
+
+#[test]
 fn a_verbatim_block_keeps_its_nested_list() {
     // As mldoc reads it: up to its `#+END_…` line, a `#+BEGIN_…` block holds every line, a
     // list nested in it too, and a page link in an example is no link.
