@@ -100,10 +100,12 @@ fn pieces(front_matter: &str) -> Vec<Piece<'_>> {
                     && (entry.list || entry.value.is_empty())
                 {
                     entry.list = true;
-                    if !entry.value.is_empty() {
+                    // An empty item is none, as in a flow list.
+                    let item = unquoted(item.trim_matches(BLANK));
+                    if !entry.value.is_empty() && !item.is_empty() {
                         entry.value.push_str(", ");
                     }
-                    entry.value.push_str(unquoted(item.trim_matches(BLANK)));
+                    entry.value.push_str(item);
                 }
             }
             _ => pieces.push(Piece::Verbatim(source)),

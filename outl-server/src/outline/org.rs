@@ -88,9 +88,8 @@ impl OrgReader {
             if line.trim().is_empty() {
                 return;
             }
-            if let Some((key, value)) = page_property(line)
-                && !self.page_properties.contains_key(&key)
-            {
+            // Of a key's lines the last gives its value, as Logseq reads them.
+            if let Some((key, value)) = page_property(line) {
                 self.page_properties.insert(key, value);
                 return;
             }
@@ -183,9 +182,8 @@ impl OpenHeadline {
             Drawer::Open => {
                 if trimmed.eq_ignore_ascii_case(":END:") {
                     self.drawer = Drawer::Closed;
-                } else if let Some((key, value)) = drawer_property(trimmed)
-                    && !self.node.properties.contains_key(&key)
-                {
+                } else if let Some((key, value)) = drawer_property(trimmed) {
+                    // Of a key's lines the last gives its value, as Logseq reads them.
                     self.node.properties.insert(key, value);
                 } else {
                     // A line no drawer holds: the drawer was never a drawer; keep the line.

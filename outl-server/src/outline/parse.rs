@@ -20,11 +20,13 @@ pub fn parse(markdown: &str) -> Document {
 /// these offsets cuts it into its blocks, with the page properties before the first.
 pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
     let (front_matter, rest) = split_front_matter(markdown);
+    let page_properties = front_matter
+        .map(front_matter_properties)
+        .unwrap_or_default();
     let mut parser = Parser {
-        // A `key::` line repeating a front matter key is text, as a repeated key is.
-        page_properties: front_matter
-            .map(front_matter_properties)
-            .unwrap_or_default(),
+        // A `key::` line repeating a front matter key is text.
+        front_matter_keys: page_properties.keys().cloned().collect(),
+        page_properties,
         front_matter: front_matter.map(str::to_owned),
         ..Parser::default()
     };
@@ -39,6 +41,7 @@ pub fn parse_with_starts(markdown: &str) -> (Document, Vec<usize>) {
 #[derive(Default)]
 struct Parser<'a> {
     front_matter: Option<String>,
+    front_matter_keys: Vec<String>,
     page_properties: Properties,
     blocks: Vec<OutlineNode>,
     /// The open blocks, outermost first; the last one receives text lines.
@@ -140,8 +143,9 @@ impl<'a> Parser<'a> {
         match self.open.last_mut() {
             Some(block) => block.text_line(line, rest),
             None => {
+                // Of a key's lines the last gives its value, as Logseq reads them.
                 if let Some((key, value)) = property_line(rest)
-                    && !self.page_properties.contains_key(key)
+                    && !self.front_matter_keys.iter().any(|k| k == key)
                 {
                     self.page_properties
                         .insert(key.to_owned(), value.to_owned());
@@ -283,9 +287,7 @@ impl<'a> OpenBlock<'a> {
                     .collect();
                 self.drawer = None;
                 for (key, value) in entries {
-                    if !self.properties.contains_key(&key) {
-                        self.properties.insert(key, value);
-                    }
+                    self.properties.insert(key, value);
                 }
                 return;
             }
@@ -295,10 +297,10 @@ impl<'a> OpenBlock<'a> {
             }
         }
         self.drawer_as_text();
+        // Of a key's lines the last gives its value, as Logseq reads them.
         if self.in_properties
             && self.pending_blanks.is_empty()
             && let Some((key, value)) = property_line(rest)
-            && !self.properties.contains_key(key)
         {
             self.properties.insert(key.to_owned(), value.to_owned());
             return;
@@ -321,7 +323,7 @@ impl<'a> OpenBlock<'a> {
             && self.directive.is_none()
         {
             match property_line(rest) {
-                Some((key, value)) if !self.properties.contains_key(key) => {
+                Some((key, value)) => {
                     self.properties.insert(key.to_owned(), value.to_owned());
                     self.later_properties = LaterProperties::Open;
                     return;
@@ -353,13 +355,15 @@ impl<'a> OpenBlock<'a> {
                 }
             };
         }
-        // An escaped line starts with `\`, so it neither opens nor closes a literal.
+        // An escaped line starts with `\`, so it neither opens nor closes a literal; in a
+        // `#+BEGIN_…` block, whose lines mldoc keeps as they are, no line opens one.
         self.literal = match self.literal {
             Some(literal) if !literal.is_closed_by(rest) => Some(literal),
             Some(literal) => {
                 self.literal_unchecked = true;
                 literal.reopened_by(rest)
             }
+            None if self.directive.is_some() => None,
             None => {
                 self.literal_unchecked = true;
                 Literal::opened_by(rest)

@@ -12,6 +12,7 @@
 //! style, or, failing that, in the canonical style.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use super::front_matter::split_front_matter;
 use super::org;
@@ -268,7 +269,15 @@ impl<'a> Surgical<'a> {
         let mut insert_at = out.len();
         let was_empty = rest.trim_matches(['\n', '\r', ' ', '\t']).is_empty();
         let base = rest.as_ptr() as usize - head.as_ptr() as usize;
-        for (start, line, next) in line_spans(rest) {
+        // Of a key's lines the last gives its value, as Logseq reads them: the others are
+        // kept as they are while the key stays.
+        let mut last_line_of: HashMap<Cow<'_, str>, usize> = HashMap::new();
+        for (at, (_, line, _)) in line_spans(rest).enumerate() {
+            if let Some((key, ..)) = self.head_property(line) {
+                last_line_of.insert(key, at);
+            }
+        }
+        for (at, (start, line, next)) in line_spans(rest).enumerate() {
             let source = &head[base + start..base + next];
             let Some((key, spelling, value)) = self.head_property(line) else {
                 self.push_piece(out, source);
@@ -277,6 +286,10 @@ impl<'a> Surgical<'a> {
             let Some(new) = line_properties.get(&key) else {
                 continue;
             };
+            if last_line_of.get(&key) != Some(&at) {
+                self.push_piece(out, source);
+                continue;
+            }
             if *new == *normalize_value(value) {
                 self.push_piece(out, source);
             } else {
@@ -859,6 +872,22 @@ mod tests {
         assert_eq!(
             over(original, &doc, &formers),
             "- p\n- q\n  - s1\n  - t1\n  - s2\n- r\n"
+        );
+    }
+
+    #[test]
+    fn of_a_page_property_s_repeated_lines_a_change_rewrites_the_last() {
+        let original = "tags:: [[A]]\nvia:: x\ntags:: [[B]]\n\n- foo\n";
+        let mut doc = parse(original);
+        doc.blocks[0].text = "foo, edited".into();
+        assert_eq!(
+            over(original, &doc, &[Changed(0)]),
+            original.replace("foo", "foo, edited")
+        );
+        doc.properties.insert("tags".into(), "[[C]]".into());
+        assert_eq!(
+            over(original, &doc, &[Changed(0)]),
+            "tags:: [[A]]\nvia:: x\ntags:: [[C]]\n\n- foo, edited\n"
         );
     }
 

@@ -27,7 +27,8 @@ pub fn serialize(doc: &Document) -> String {
     write_properties(&line_properties, "", &mut out);
     let head = doc.front_matter.is_some() || !line_properties.is_empty();
     if head && !doc.blocks.is_empty() {
-        out.push('\n');
+        // After a lone `\r`, a `\n` would join it into one line break.
+        out.push(if out.ends_with('\r') { '\r' } else { '\n' });
     }
     let mut indent = String::new();
     for block in &doc.blocks {
@@ -325,15 +326,13 @@ fn escape_line<'t>(
 ) -> Cow<'t, str> {
     let later_closers = closers.after(index);
     let (indent, rest) = split_indent(line);
-    if open_before
-        .directive
-        .as_deref()
-        .is_some_and(|name| directive_ends(rest, name))
-    {
-        open_before.directive = None;
-    }
     let literal = &mut open_before.literal;
-    if let Some(open) = *literal {
+    if let Some(name) = open_before.directive.as_deref() {
+        // Its lines are kept as they are, a fence or math opener too, up to its end line.
+        if directive_ends(rest, name) {
+            open_before.directive = None;
+        }
+    } else if let Some(open) = *literal {
         if open.is_closed_by(rest) {
             // Math the line opens again holds the text's lines after it, if they close it.
             *literal = open
@@ -348,9 +347,8 @@ fn escape_line<'t>(
         // A fence or math that is closed within the text is written as it is.
         *literal = Some(opened);
         return Cow::Borrowed(line);
-    } else if open_before.directive.is_none()
-        && let Some(name) =
-            directive_begins(rest).filter(|name| closers.ends_directive(name, index))
+    } else if let Some(name) =
+        directive_begins(rest).filter(|name| closers.ends_directive(name, index))
     {
         open_before.directive = Some(name);
         return Cow::Borrowed(line);

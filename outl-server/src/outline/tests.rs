@@ -102,11 +102,18 @@ fn a_block_takes_its_first_run_of_property_lines() {
             node("b", &[("k", "v")], vec![])
         ]
     );
+    // Of a key's lines the last gives its value, as Logseq builds the properties' map.
     let repeated = parse("- a\n  k:: 1\n  k:: 2\n  text\n  j:: 3\n");
     assert_eq!(
         repeated.blocks,
-        [node("a\nk:: 2\ntext\nj:: 3", &[("k", "1")], vec![])]
+        [node("a\ntext\nj:: 3", &[("k", "2")], vec![])]
     );
+    let page = parse("tags:: [[A]]\nvia:: x\ntags:: [[B]]\n\n- foo\n");
+    assert_eq!(
+        page.properties.get("tags").map(String::as_str),
+        Some("[[B]]")
+    );
+    assert_eq!(page.blocks, [leaf("foo")]);
     let fenced = parse("- a\n  ```\n  k:: v\n  ```\n");
     assert_eq!(fenced.blocks, [leaf("a\n```\nk:: v\n```")]);
     // A text line that would read so is escaped, and reads back as it was.
