@@ -18,13 +18,12 @@
 //! - Lines end at `\n`, `\r\n` or a lone `\r`.
 //! - A **bullet** is a line whose first non-blank characters are `- ` (or a lone `-`, an empty
 //!   block). What follows `- ` is the first line of the block's text.
-//! - **Nesting** comes from indentation, measured in columns (a tab advances to the next
-//!   multiple of 4): a bullet is a child of the nearest open block whose bullet sits in a
-//!   column to its left, and a sibling of those in its own column. Tabs, spaces and mixed
-//!   widths all nest as they look. A bullet that would nest deeper than [`MAX_DEPTH`] levels
-//!   becomes a sibling of the deepest open block.
-//! - A heading line in a bulleted block's text starts a block of its own, a child of that
-//!   block, which the next bullet or heading ends (mldoc reads it so).
+//! - **Nesting** comes from indentation, measured in columns, a space or a tab each, as mldoc
+//!   counts a bullet's level: a bullet is a child of the nearest open block whose bullet sits
+//!   in a column to its left, and a sibling of those in its own column. A bullet that would
+//!   nest deeper than [`MAX_DEPTH`] levels becomes a sibling of the deepest open block.
+//! - A heading line that no bullet opens starts a top-level block, as Logseq levels it, which
+//!   the next bullet at the margin or heading ends.
 //! - A non-blank line that is not a bullet belongs to the last block opened. The block's
 //!   **properties** are the `key:: value` lines right under its first line; the first other
 //!   line ends them, and it and every later line are **text lines**, joined to the first line

@@ -336,7 +336,7 @@ impl<'a> OpenBlock<'a> {
         }
         for blank in std::mem::take(&mut self.pending_blanks) {
             self.body
-                .push(strip_columns(blank, self.text_col).into_owned());
+                .push(strip_columns(blank, self.text_col).to_owned());
         }
         // Inside a `#+BEGIN_…` block as inside a fence, mldoc keeps every line as it is.
         let place = LinePlace::Body {
@@ -344,7 +344,7 @@ impl<'a> OpenBlock<'a> {
             in_literal: self.literal.is_some() || self.directive.is_some(),
         };
         let content = strip_columns(line, self.text_col);
-        self.body.push(unescape(&content, place).into_owned());
+        self.body.push(unescape(content, place).into_owned());
         if self.literal.is_none() {
             self.directive = match self.directive.take() {
                 Some(name) if directive_ends(rest, &name) => None,
@@ -391,7 +391,7 @@ impl<'a> OpenBlock<'a> {
         for blank in std::mem::take(&mut self.pending_blanks) {
             if !blank.is_empty() && columns(blank) >= self.text_col {
                 self.body
-                    .push(strip_columns(blank, self.text_col).into_owned());
+                    .push(strip_columns(blank, self.text_col).to_owned());
             }
         }
     }

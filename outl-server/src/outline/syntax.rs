@@ -4,43 +4,22 @@
 
 use std::borrow::Cow;
 
-/// A tab advances to the next multiple of this many columns.
-const TAB_STOP: usize = 4;
-
 /// Splits a line into its leading spaces and tabs, and the rest.
 pub(crate) fn split_indent(line: &str) -> (&str, &str) {
     let rest = line.trim_start_matches([' ', '\t']);
     (&line[..line.len() - rest.len()], rest)
 }
 
-/// The column reached after `indent`, a run of spaces and tabs.
+/// The column reached after `indent`, a run of spaces and tabs: as mldoc counts a bullet's
+/// level, each space or tab is one column, so `\t- b` then `    - c` nests `c` under `b`.
 pub(crate) fn columns(indent: &str) -> usize {
-    indent.bytes().fold(0, |col, b| match b {
-        b'\t' => (col / TAB_STOP + 1) * TAB_STOP,
-        _ => col + 1,
-    })
+    indent.len()
 }
 
-/// Removes up to `target` columns of indentation from `line`. A tab that reaches past the
-/// target is replaced by the spaces it stood for beyond it, so relative indentation survives.
-pub(crate) fn strip_columns(line: &str, target: usize) -> Cow<'_, str> {
-    let mut col = 0;
-    for (i, b) in line.bytes().enumerate() {
-        if col >= target {
-            return Cow::Borrowed(&line[i..]);
-        }
-        col = match b {
-            b' ' => col + 1,
-            b'\t' => (col / TAB_STOP + 1) * TAB_STOP,
-            _ => return Cow::Borrowed(&line[i..]),
-        };
-        if col > target {
-            let mut kept = " ".repeat(col - target);
-            kept.push_str(&line[i + 1..]);
-            return Cow::Owned(kept);
-        }
-    }
-    Cow::Borrowed("")
+/// Removes up to `target` columns of indentation from `line`, keeping what is beyond them.
+pub(crate) fn strip_columns(line: &str, target: usize) -> &str {
+    let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+    &line[indent.min(target)..]
 }
 
 /// The text of a bullet line, given the line without its indentation: `-` alone or `- text`.
@@ -358,21 +337,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn columns_follow_tab_stops() {
+    fn a_column_is_a_space_or_a_tab() {
         assert_eq!(columns(""), 0);
         assert_eq!(columns("  "), 2);
-        assert_eq!(columns("\t"), 4);
-        assert_eq!(columns("  \t"), 4);
-        assert_eq!(columns("\t  "), 6);
-        assert_eq!(columns("\t\t"), 8);
-    }
-
-    #[test]
-    fn strip_columns_keeps_relative_indentation() {
-        assert_eq!(strip_columns("\t  text", 6), "text");
-        assert_eq!(strip_columns("\t    text", 6), "  text");
+        assert_eq!(columns("\t"), 1);
+        assert_eq!(columns("\t  "), 3);
+        assert_eq!(strip_columns("\t  text", 3), "text");
+        assert_eq!(strip_columns("\t    text", 3), "  text");
         assert_eq!(strip_columns("  \tcode", 2), "\tcode");
-        assert_eq!(strip_columns("\t\tcode", 6), "  code");
         assert_eq!(strip_columns(" x", 6), "x");
         assert_eq!(strip_columns("   ", 2), " ");
         assert_eq!(strip_columns("", 2), "");

@@ -71,7 +71,10 @@ fn nesting_follows_columns_whatever_the_indentation() {
     assert_eq!(tree(&parse("- a\n\t- b\n\t\t- c\n- d")), "a(b(c()))d()");
     assert_eq!(tree(&parse("- a\n  - b\n    - c\n  - d")), "a(b(c())d())");
     assert_eq!(tree(&parse("- a\n    - b\n  - c\n    - d")), "a(b()c(d()))");
-    assert_eq!(tree(&parse("- a\n\t- b\n    - c")), "a(b()c())");
+    // As mldoc counts a level: each tab or space one column, so four spaces nest under a tab,
+    // and a tab after two spaces sits under neither.
+    assert_eq!(tree(&parse("- a\n\t- b\n    - c")), "a(b(c()))");
+    assert_eq!(tree(&parse("- a\n  - b\n      - c\n\t- d")), "a(b(c())d())");
     assert_eq!(tree(&parse("\t- a\n- b")), "a()b()");
 }
 
