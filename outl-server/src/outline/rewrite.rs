@@ -210,8 +210,8 @@ struct Surgical<'a> {
     /// Whether a changed block keeps its form (a heading without a bullet stays one) and the
     /// lines of its own that it still holds.
     keep_lines: bool,
-    /// Whether a changed block that no kept sibling sets an indentation for keeps its own,
-    /// where that still nests it under its parent.
+    /// Whether a changed block keeps its own indentation, where that still nests it under its
+    /// parent, rather than taking its siblings'.
     keep_indent: bool,
     /// Whether a block that keeps its lines but sits among siblings indented otherwise (it
     /// moved there) takes their indentation.
@@ -405,20 +405,23 @@ impl<'a> Surgical<'a> {
                         Former::Changed(k) => Some(self.block_lines(k)?),
                         _ => None,
                     };
-                    let sibling_indent = kept_indent
-                        .or_else(|| {
-                            let next = *at + descendants(&block.children);
-                            self.kept_indents(&blocks[i + 1..], formers.get(next..)?)
-                                .next()
-                        })
-                        .or_else(|| {
-                            // An org headline's stars say its depth: it keeps none.
-                            let own = self.level_of(former_lines?);
-                            let parent = level.parent?;
-                            let nests = columns(own) > columns(parent);
-                            (self.keep_indent && self.style.syntax == Syntax::Markdown && nests)
-                                .then_some(own)
+                    // Its own indentation first, where it still nests it under its parent (its
+                    // kept children are indented from it); an org headline's stars say its
+                    // depth, so it keeps none. Else its siblings'.
+                    let own_indent = former_lines
+                        .map(|lines| self.level_of(lines))
+                        .filter(|own| {
+                            self.keep_indent
+                                && self.style.syntax == Syntax::Markdown
+                                && level
+                                    .parent
+                                    .is_some_and(|parent| columns(own) > columns(parent))
                         });
+                    let sibling_indent = own_indent.or(kept_indent).or_else(|| {
+                        let next = *at + descendants(&block.children);
+                        self.kept_indents(&blocks[i + 1..], formers.get(next..)?)
+                            .next()
+                    });
                     let nested = match (sibling_indent, level.parent) {
                         (Some(sibling), _) => Cow::Borrowed(sibling),
                         (None, Some(parent)) => Cow::Owned(format!("{parent}{}", level.unit)),
@@ -858,6 +861,25 @@ mod tests {
         assert_eq!(
             over(original, &doc, &formers),
             original.replace("target", "target, edited")
+        );
+    }
+
+    #[test]
+    fn a_changed_block_keeps_its_indentation_beside_siblings_indented_otherwise() {
+        // Its kept children are indented from its own indentation, not its sibling's.
+        let original = "- q\n  - mine\n    - 1\n\t- theirs\n\t\t- short\n";
+        let mut doc = parse(original);
+        doc.blocks[0].children[1].text = "TODO theirs".into();
+        let formers = [
+            Unchanged(0),
+            Unchanged(1),
+            Unchanged(2),
+            Changed(3),
+            Unchanged(4),
+        ];
+        assert_eq!(
+            over(original, &doc, &formers),
+            original.replace("- theirs", "- TODO theirs")
         );
     }
 
