@@ -379,11 +379,8 @@ impl<'a> Surgical<'a> {
                 Former::Unchanged(k) => {
                     let lines = self.block_lines(k)?;
                     let own = self.level_of(lines);
-                    let sibling = usual_indent.filter(|&sibling| {
-                        self.reindent_kept
-                            && self.style.syntax == Syntax::Markdown
-                            && sibling != own
-                    });
+                    let sibling = usual_indent
+                        .filter(|&sibling| self.style.syntax == Syntax::Markdown && sibling != own);
                     match sibling {
                         Some(sibling) => {
                             self.push_piece(out, &reindented(lines, own, sibling));
@@ -417,13 +414,13 @@ impl<'a> Surgical<'a> {
                                     .parent
                                     .is_some_and(|parent| columns(own) > columns(parent))
                         });
-                    let sibling_indent = own_indent.or(kept_indent).or_else(|| {
+                    let line_indent = own_indent.or(kept_indent).or_else(|| {
                         let next = *at + descendants(&block.children);
                         self.kept_indents(&blocks[i + 1..], formers.get(next..)?)
                             .next()
                     });
-                    let nested = match (sibling_indent, level.parent) {
-                        (Some(sibling), _) => Cow::Borrowed(sibling),
+                    let nested = match (line_indent, level.parent) {
+                        (Some(line_indent), _) => Cow::Borrowed(line_indent),
                         (None, Some(parent)) => Cow::Owned(format!("{parent}{}", level.unit)),
                         (None, None) => Cow::Borrowed(self.style.margin.as_str()),
                     };
