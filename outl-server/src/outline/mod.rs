@@ -113,7 +113,7 @@ pub use inline::{Token, source, tokenize};
 pub use links::{
     ALIAS, TextLinks, aliases, block_refs, is_uuid, map_block_refs, may_ref, page_links,
     property_links, rename_page_links, rename_page_links_in, rename_property_links, same_page_name,
-    shown_value, tags, text_links, text_links_in,
+    shown_value, tags, text_links_in,
 };
 pub use misread::{Misread, misread_line};
 pub use org::serialize_org;

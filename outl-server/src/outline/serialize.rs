@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use super::front_matter::{front_matter_properties, rewrite_front_matter};
 use super::syntax::{
-    Fence, LinePlace, Literal, directive_begins, directive_ends, is_escapable,
+    Fence, LinePlace, Literal, after_end_marker, directive_begins, directive_ends, is_escapable,
     is_property_key_char, lines, split_indent,
 };
 use super::{Document, MAX_DEPTH, OutlineNode, Properties};
@@ -398,10 +398,7 @@ impl<'b> LaterClosers<'b> {
         for (index, line) in body.iter().enumerate().rev() {
             let mut runs = suffix[index + 1];
             let (_, rest) = split_indent(line);
-            if rest
-                .get(..6)
-                .is_some_and(|end| end.eq_ignore_ascii_case("#+END_"))
-            {
+            if after_end_marker(rest).is_some() {
                 directive_ends.push((index, rest));
             }
             runs.math |= Literal::Math.is_closed_by(rest);

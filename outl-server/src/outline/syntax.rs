@@ -314,14 +314,18 @@ pub(crate) fn directive_ends(rest: &str, name: &str) -> bool {
 /// that ends it. As mldoc reads it, a line that starts with the marker ends the block,
 /// whatever comes after it (`#+END_NOTE see`), and what comes after is dropped.
 pub(crate) fn after_directive_end<'l>(rest: &'l str, name: &str) -> Option<&'l str> {
-    let after = rest
-        .get(..6)
-        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
-        .map(|end| &rest[end.len()..])?;
+    let after = after_end_marker(rest)?;
     let named = after
         .get(..name.len())
         .filter(|named| named.eq_ignore_ascii_case(name))?;
     Some(&after[named.len()..])
+}
+
+/// What follows `#+END_` on a line (without indentation) that starts with it, in any case.
+pub(crate) fn after_end_marker(rest: &str) -> Option<&str> {
+    rest.get(..6)
+        .filter(|end| end.eq_ignore_ascii_case("#+END_"))
+        .map(|end| &rest[end.len()..])
 }
 
 /// The level of a heading line (`## x`: 2), if the line is one. Pages exported from Roam go
