@@ -62,9 +62,16 @@ function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-/** Every node of an outline, depth first. */
+/**
+ * Every node of an outline, depth first, each read from its wire array
+ * `[id, text, fields, children]` (fields and children left out when empty) as an object.
+ */
 function walkOutline(nodes) {
-  return nodes.flatMap((node) => [node, ...walkOutline(node.children ?? [])]);
+  return nodes.flatMap(([id, text, ...rest]) => {
+    const fields = rest.find((part) => !Array.isArray(part)) ?? {};
+    const children = rest.find((part) => Array.isArray(part)) ?? [];
+    return [{ id, text, ...fields }, ...walkOutline(children)];
+  });
 }
 
 function textOf(result) {

@@ -90,12 +90,16 @@ def compact(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def walk_outline(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every node of an outline, depth first."""
+def walk_outline(nodes: list[list[Any]]) -> list[dict[str, Any]]:
+    """Every node of an outline, depth first, each read from its wire array
+    `[id, text, fields, children]` (fields and children left out when empty) as a dict."""
     found = []
     for node in nodes:
-        found.append(node)
-        found.extend(walk_outline(node.get("children", [])))
+        node_id, text, *rest = node
+        fields = next((part for part in rest if isinstance(part, dict)), {})
+        children = next((part for part in rest if isinstance(part, list)), [])
+        found.append({"id": node_id, "text": text, **fields})
+        found.extend(walk_outline(children))
     return found
 
 

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use crate::mcp_support::{
     HttpServer, StdioSession, children, demo_workspace, json_payload, text_of, tool_error,
+    with_nodes_read,
 };
 use serde_json::{Value, json};
 
@@ -156,7 +157,7 @@ fn a_long_page_read_in_slices_is_exactly_the_whole_page() {
     assert!(slices.len() > 5, "{} slices", slices.len());
     let mut joined = Joined::default();
     for (text, _) in &slices {
-        let read: Value = serde_json::from_str(text).expect("JSON");
+        let read: Value = with_nodes_read(serde_json::from_str(text).expect("JSON"));
         assert_eq!(read["meta"]["properties"]["tags"], "long");
         for top in read["outline"].as_array().expect("an outline") {
             joined.graft_top(top);
@@ -171,7 +172,7 @@ fn a_long_page_read_in_slices_is_exactly_the_whole_page() {
     ] {
         let mut joined = Joined::default();
         for (text, _) in read_in_slices(&mut |a| session.call("outl_page_get", a), &args, 150_000) {
-            let read: Value = serde_json::from_str(&text).expect("JSON");
+            let read: Value = with_nodes_read(serde_json::from_str(&text).expect("JSON"));
             let outline = read["outline"].as_array().expect("an outline");
             if args.get("limit").is_some() {
                 let count: usize = outline.iter().map(count_nodes).sum();
@@ -189,7 +190,7 @@ fn a_long_page_read_in_slices_is_exactly_the_whole_page() {
         &json!({"slug": "long", "depth": 1, "limit": 100}),
         DEFAULT_BUDGET_BYTES,
     ) {
-        let read: Value = serde_json::from_str(&text).expect("JSON");
+        let read: Value = with_nodes_read(serde_json::from_str(&text).expect("JSON"));
         for top in read["outline"].as_array().expect("an outline") {
             assert!(top.get("parent").is_none() && top.get("children").is_none());
             tops.push(top["text"].as_str().expect("text").to_owned());
@@ -285,7 +286,7 @@ fn a_block_tree_and_a_journal_day_read_in_slices_join_whole() {
     .into_iter()
     .enumerate()
     {
-        let tree: Value = serde_json::from_str(&text).expect("JSON");
+        let tree: Value = with_nodes_read(serde_json::from_str(&text).expect("JSON"));
         if n == 0 {
             assert!(tree.get("outline").is_none());
             joined.graft(&tree["tree"], None);
@@ -313,7 +314,7 @@ fn a_block_tree_and_a_journal_day_read_in_slices_join_whole() {
         &json!({"date": "2026-11-30"}),
         DEFAULT_BUDGET_BYTES,
     ) {
-        let read: Value = serde_json::from_str(&text).expect("JSON");
+        let read: Value = with_nodes_read(serde_json::from_str(&text).expect("JSON"));
         assert_eq!(read["date"], "2026-11-30");
         day_md.push_str(read["md"].as_str().expect("md"));
         read["outline"]

@@ -1,8 +1,7 @@
 //! RFC 0276 over the real server: what the MCP projection drops and what it must keep, checked
 //! on what handlers actually produce rather than on hand-written payloads.
 
-use crate::mcp_support::{StdioSession, json_payload, outl_call, text_of};
-use outl_server::mcp::payload::prune_gui_fields;
+use crate::mcp_support::{StdioSession, json_payload, outl_call, text_of, wire_payload};
 use outl_server::outline::Document;
 use serde_json::{Value, json};
 
@@ -10,6 +9,39 @@ const TODAY: &str = "2026-03-14";
 
 /// A page with a task, a collapsed block with a property, and a nested plain block.
 const PAGE_MD: &str = "- TODO call [[Bob]] about #launch\n- shipped\n  collapsed:: true\n  priority:: high\n\t- notes with **bold**\n";
+
+/// Checks that `sent`, a node as MCP sends it (`[id, text, fields, children]`), says what
+/// `full`, the node `outl call` shows, says, but for the renderers' `tokens` and the fields at
+/// their defaults.
+fn assert_sent_as_the_cli_shows_it(sent: &Value, full: &Value) {
+    let sent = sent.as_array().expect("a node is an array");
+    assert_eq!(sent[0], full["id"]);
+    assert_eq!(sent[1], full["text"]);
+    let fields = sent.get(2).and_then(Value::as_object);
+    let children = sent.last().filter(|last| last.is_array());
+    assert_eq!(
+        sent.len(),
+        2 + usize::from(fields.is_some()) + usize::from(children.is_some()),
+        "{sent:?}"
+    );
+    for (key, value) in full.as_object().expect("an object") {
+        let default = match key.as_str() {
+            "id" | "text" | "tokens" | "children" => continue,
+            "todo" => value.is_null(),
+            "collapsed" => value == false,
+            "properties" => value == &json!({}),
+            _ => false,
+        };
+        let field = fields.and_then(|fields| fields.get(key));
+        assert_eq!(field, (!default).then_some(value), "{key} of {full}");
+    }
+    let full_children = full["children"].as_array().expect("children");
+    let sent_children = children.and_then(Value::as_array);
+    assert_eq!(sent_children.map_or(0, Vec::len), full_children.len());
+    for (sent, full) in sent_children.into_iter().flatten().zip(full_children) {
+        assert_sent_as_the_cli_shows_it(sent, full);
+    }
+}
 
 fn walk<'a>(nodes: &'a Value, out: &mut Vec<&'a Value>) {
     for node in nodes.as_array().into_iter().flatten() {
@@ -100,12 +132,12 @@ fn the_projection_drops_only_what_the_caller_can_rederive() {
         "outl_page_create",
         json!({"name": "Launch", "md": PAGE_MD}),
     );
-    let sent = json_payload(&session.call_tool(2, "outl_page_get", json!({"slug": "launch"})));
+    let sent = wire_payload(&session.call_tool(2, "outl_page_get", json!({"slug": "launch"})));
     let rendered = session.call_tool(3, "outl_page_render", json!({"slug": "launch"}));
     session.finish();
 
     let envelope = outl_call(ws.path(), "outl_page_get", &json!({"slug": "launch"}), &[]);
-    let mut full = envelope["data"].clone();
+    let full = &envelope["data"];
     let mut nodes = Vec::new();
     walk(&full["outline"], &mut nodes);
     assert!(
@@ -117,20 +149,24 @@ fn the_projection_drops_only_what_the_caller_can_rederive() {
             .iter()
             .any(|node| node["collapsed"] == false && node["todo"].is_null())
     );
-    prune_gui_fields(&mut full);
-    assert_eq!(
-        sent, full,
-        "MCP differs from the CLI by more than the GUI fields"
-    );
+    assert_eq!(sent["slug"], full["slug"]);
+    assert_eq!(sent["meta"], full["meta"]);
+    let outline = sent["outline"].as_array().expect("the outline");
+    let full_outline = full["outline"].as_array().expect("the outline");
+    assert_eq!(outline.len(), full_outline.len());
+    for (sent, full) in outline.iter().zip(full_outline) {
+        assert_sent_as_the_cli_shows_it(sent, full);
+    }
 
-    let mut sent_nodes = Vec::new();
-    walk(&sent["outline"], &mut sent_nodes);
-    let shipped = sent_nodes
+    let shipped = outline
         .iter()
-        .find(|node| node["text"] == "shipped")
+        .find(|node| node[1] == "shipped")
         .expect("the collapsed block");
-    assert_eq!(shipped["collapsed"], true);
-    assert_eq!(shipped["properties"]["priority"], "high");
+    assert_eq!(
+        shipped[2],
+        json!({"collapsed": true, "properties": {"priority": "high"}})
+    );
+    assert_eq!(shipped[3][0][1], "notes with **bold**");
 
     // A markdown tool sends its markdown alone: the slug it drops is the one the caller sent.
     let md = text_of(&rendered["result"]);

@@ -95,11 +95,11 @@ impl SliceNode for super::outline::OutlineNode {
         self.children.push(child);
     }
 
-    /// A leaf is sent without `children` (RFC 0276's pruning), so its first child brings the
-    /// key with it.
+    /// A leaf is sent without its children's array, so its first child brings the array
+    /// with it.
     fn adoption_bytes(&self) -> usize {
         if self.children.is_empty() {
-            r#","children":[]"#.len()
+            ",[]".len()
         } else {
             0
         }
@@ -325,8 +325,8 @@ mod tests {
             limit: usize::MAX,
             bytes,
         };
-        // b brings `children` into a, a leaf until then.
-        let adoption = r#","children":[]"#.len();
+        // b brings a children's array into a, a leaf until then.
+        let adoption = ",[]".len();
         let (nodes, cut) = slice_tree(&page, 50, budget(one * 2 + adoption + 10), 10, node, |_| 0);
         assert_eq!(shape(&nodes), "a(b)");
         let (nodes, _) = slice_tree(&page, 50, budget(one * 2 + adoption + 9), 10, node, |_| 0);

@@ -19,7 +19,7 @@ use super::prerfc::pre_rfc_result;
 use super::scratch::Scratch;
 use super::stats;
 use crate::actions::REGISTRY;
-use crate::mcp::payload::{prune_gui_fields, tool_success_payload};
+use crate::mcp::payload::tool_success_payload;
 use crate::mcp::registry::{Payload, Reply, ToolEntry};
 use crate::mcp::server::tool_definitions;
 use crate::workspace::{Block, BlockList, Page, Workspace};
@@ -66,17 +66,17 @@ impl std::ops::AddAssign<&Measured> for Measured {
     }
 }
 
-/// Measures the reply to one call of `tool` whose handler returned `data`.
-pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
+/// Measures the reply to one call of `tool`.
+pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, reply: &Reply) -> Result<Measured, String> {
     let tokens = |text: &str| bpe.encode_ordinary(text).len() as u64;
+    let data = reply.data().map_err(|e| e.to_string())?;
     let pre_rfc = pre_rfc_result(tool.name(), &data).to_string();
-    let sent = wire_text(tool.spec.payload, data.clone());
+    let sent = wire_text(reply);
     let sent_tokens = tokens(&sent);
     let costliest = match tool.spec.payload {
         Payload::Markdown { .. } => Vec::new(),
         Payload::Json => {
-            let mut pruned = data;
-            prune_gui_fields(&mut pruned);
+            let pruned = sent_data(&sent)?;
             let mut keys = Vec::new();
             collect_keys(&pruned, &mut keys);
             let mut costs: Vec<(String, u64)> = keys
@@ -84,8 +84,8 @@ pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
                 .map(|key| {
                     let mut without = pruned.clone();
                     remove_key(&mut without, &key);
-                    let saved =
-                        sent_tokens.saturating_sub(tokens(&wire_text(Payload::Json, without)));
+                    let without = Reply::new("outl bench replies", Payload::Json, without);
+                    let saved = sent_tokens.saturating_sub(tokens(&wire_text(&without)));
                     (key, saved)
                 })
                 .collect();
@@ -93,13 +93,22 @@ pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
             costs
         }
     };
-    Measured {
+    Ok(Measured {
         pre_rfc_bytes: pre_rfc.len() as u64,
         pre_rfc_tokens: tokens(&pre_rfc),
         bytes: sent.len() as u64,
         tokens: sent_tokens,
         costliest,
-    }
+    })
+}
+
+/// The data a JSON reply's text carries, read back from the `CallToolResult` sent.
+fn sent_data(sent: &str) -> Result<Value, String> {
+    let result: Value = serde_json::from_str(sent).map_err(|e| e.to_string())?;
+    let text = result["content"][0]["text"]
+        .as_str()
+        .ok_or("a JSON reply without a text content")?;
+    serde_json::from_str(text).map_err(|e| e.to_string())
 }
 
 /// `tools/list` in bytes and o200k tokens: the whole result as the server sends it, and the
@@ -143,8 +152,8 @@ impl ToolsList {
 }
 
 /// The `result` object the server sends for this handler output, as compact JSON.
-fn wire_text(payload: Payload, data: Value) -> String {
-    let mut result = tool_success_payload(&Reply::new("outl bench replies", payload, data));
+fn wire_text(reply: &Reply) -> String {
+    let mut result = tool_success_payload(reply);
     // rmcp leaves `resultType` (a 2026-07-28 field) out for peers on the protocol versions outl
     // speaks, so it is not part of what is sent.
     result.result_type = None;
@@ -204,10 +213,7 @@ pub fn run(args: &RepliesArgs) -> Result<(), String> {
         }
         used.insert(name, call.arguments.clone());
         let outcome = match tool.call(&ws, call.arguments) {
-            Ok(reply) => reply
-                .data()
-                .map(|data| measure(&bpe, tool, data))
-                .map_err(|e| e.to_string()),
+            Ok(reply) => measure(&bpe, tool, &reply),
             Err(e) => Err(e.to_string()),
         };
         measured.insert(name, outcome);
@@ -696,7 +702,8 @@ mod tests {
             .expect("outl_workspace_info is registered");
         let data =
             json!({"path": "/notes", "pages": 3, "journals": 1, "blocks": 12, "version": "0.1.0"});
-        let m = measure(&bpe, tool, data.clone());
+        let reply = Reply::new("outl_workspace_info", Payload::Json, data.clone());
+        let m = measure(&bpe, tool, &reply).expect("measured");
         let sent = json!({"content": [{"type": "text", "text": data.to_string()}]}).to_string();
         assert_eq!(m.bytes, sent.len() as u64);
         assert_eq!(m.tokens, bpe.encode_ordinary(&sent).len() as u64);

@@ -54,17 +54,16 @@ macro_rules! compact_into_buffer {
     ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
         fn $method<W: ?Sized + io::Write>(&mut self, _sink: &mut W $(, $arg: $ty)*) -> io::Result<()> {
             serde_json::ser::CompactFormatter
-                .$method($crate::mcp::json::Buffered::buffer(self) $(, $arg)*)
+                .$method(Buffered::buffer(self) $(, $arg)*)
         }
     )*};
 }
-pub(crate) use compact_into_buffer;
 
 /// [`compact_into_buffer`] for every formatter method but those of objects, which a formatter
 /// may write its own way.
 macro_rules! compact_values_into_buffer {
     () => {
-        $crate::mcp::json::compact_into_buffer! {
+        compact_into_buffer! {
             write_null();
             write_bool(value: bool);
             write_i8(value: i8);
@@ -93,7 +92,6 @@ macro_rules! compact_values_into_buffer {
         }
     };
 }
-pub(crate) use compact_values_into_buffer;
 
 /// Compact JSON into a buffer: what `serde_json::to_writer` writes.
 pub(crate) struct Compact<'b>(pub &'b mut Vec<u8>);

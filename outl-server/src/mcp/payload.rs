@@ -2,17 +2,16 @@
 //! CLI and for MCP; this module decides what of it reaches the MCP wire.
 //!
 //! A projection is a place to drop what the reader can re-derive, never the only copy: a
-//! success drops GUI-only outline fields and, for markdown tools, the fields the caller
+//! success sends outline nodes as arrays without what only a GUI renderer needs (see
+//! `actions::outline::OutlineNode`) and, for markdown tools, drops the fields the caller
 //! already has; an error drops nothing.
 
 use std::cell::{Cell, RefCell};
 use std::io;
-use std::ops::Range;
 
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
-use serde_json::ser::Formatter;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::Error;
 use crate::mcp::json;
@@ -38,7 +37,7 @@ pub fn tool_success_payload(reply: &Reply) -> CallToolResult {
 
 fn success_texts(reply: &Reply) -> Result<Vec<String>, Error> {
     let Payload::Markdown { field, cut } = reply.payload else {
-        return Ok(vec![compact_pruned_json(reply)?]);
+        return Ok(vec![compact_wire_json(reply)?]);
     };
     let mut data = reply.data()?;
     let Some(Value::String(markdown)) = data.get_mut(field) else {
@@ -48,7 +47,7 @@ fn success_texts(reply: &Reply) -> Result<Vec<String>, Error> {
             field,
             "markdown payload field missing from the reply; sending JSON"
         );
-        return Ok(vec![compact_pruned_json(reply)?]);
+        return Ok(vec![compact_wire_json(reply)?]);
     };
     let mut texts = vec![std::mem::take(markdown)];
     if let Some(cut) = cut
@@ -60,33 +59,24 @@ fn success_texts(reply: &Reply) -> Result<Vec<String>, Error> {
     Ok(texts)
 }
 
-/// The bytes `output` takes as the text of an MCP success reply of a JSON payload: its compact
-/// JSON with what RFC 0276 prunes left out. What a reply budget counts.
+/// The bytes `output` takes as the text of an MCP success reply of a JSON payload: what a
+/// reply budget counts.
 pub fn wire_len<T: Serialize + ?Sized>(output: &T) -> usize {
-    while_projecting(|| pruned_json(output)).map_or(0, |json| json.len())
+    while_on_the_wire(|| pruned_json(output)).map_or(0, |json| json.len())
 }
 
-/// The reply's data as compact JSON without GUI fields: the bytes of [`prune_gui_fields`] on
-/// its `Value` written compact, made without building that `Value` and without computing the
-/// `tokens` it would prune.
-fn compact_pruned_json(reply: &Reply) -> Result<String, Error> {
-    while_projecting(|| reply.pruned_json())
+/// The reply's data as the compact JSON the wire carries: written from the output's own type,
+/// whose outline nodes write themselves as they are sent (see [`on_the_wire`]).
+fn compact_wire_json(reply: &Reply) -> Result<String, Error> {
+    while_on_the_wire(|| reply.pruned_json())
 }
 
-/// `output` as compact JSON with RFC 0276's pruning applied as it is written (see
-/// [`PruningFormatter`]); what [`Reply::pruned_json`] runs for the output's type. It is
+/// `output` as compact JSON, what [`Reply::pruned_json`] runs for the output's type. It is
 /// written into a buffer kept by the thread (see [`json::with_buffer`]) and copied out once.
 pub(crate) fn pruned_json<T: Serialize + ?Sized>(output: &T) -> Result<String, serde_json::Error> {
     json::with_buffer(&PROJECTION_BUFFER, |out| {
-        let formatter = PruningFormatter {
-            out,
-            objects: Vec::new(),
-            members: Vec::new(),
-            held: Vec::new(),
-        };
-        json::write(output, formatter)?;
-        // The serializer writes UTF-8, and the pruning cuts it only before and after ASCII
-        // bytes.
+        json::write_compact(out, output)?;
+        // The serializer writes UTF-8.
         std::str::from_utf8(out)
             .map(str::to_owned)
             .map_err(|e| serde_json::Error::io(io::Error::other(e)))
@@ -97,248 +87,26 @@ thread_local! {
     /// What this thread's projections are written into.
     static PROJECTION_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     /// Set while an MCP success reply is serialized on this thread.
-    static PROJECTING: Cell<bool> = const { Cell::new(false) };
+    static ON_THE_WIRE: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether a handler outline node being serialized on this thread leaves out its member `key`,
-/// whose value has `shape`: while an MCP success reply is written, the members RFC 0276
-/// prunes from every node. A node (an object with `id`, `text` and `children` by
-/// construction) asks so as not to compute and write what would be dropped, `tokens` above
-/// all; what is sent does not depend on it, as the pruning drops them either way.
-pub fn node_leaves_out(key: &str, shape: Shape) -> bool {
-    PROJECTING.get() && is_gui_field(key.as_bytes(), shape)
+/// Whether what is being serialized on this thread is an MCP success reply. A handler outline
+/// node asks, to write itself as RFC 0276's wire carries it, without the renderers' `tokens`
+/// and the fields at their defaults, neither computed nor written; `outl call` shows them all.
+pub fn on_the_wire() -> bool {
+    ON_THE_WIRE.get()
 }
 
-/// `f` with the flag [`node_leaves_out`] reads set; it is restored even if `f` panics.
-fn while_projecting<T>(f: impl FnOnce() -> T) -> T {
+/// `f` with the flag [`on_the_wire`] reads set; it is restored even if `f` panics.
+fn while_on_the_wire<T>(f: impl FnOnce() -> T) -> T {
     struct Restore(bool);
     impl Drop for Restore {
         fn drop(&mut self) {
-            PROJECTING.set(self.0);
+            ON_THE_WIRE.set(self.0);
         }
     }
-    let _restore = Restore(PROJECTING.replace(true));
+    let _restore = Restore(ON_THE_WIRE.replace(true));
     f()
-}
-
-/// The keys that make an object a handler-layer outline node. The `id` is load-bearing: the
-/// parser AST (`text`, `properties`, `children`, no `id`) must deserialize back into its own
-/// type, whose `properties` has no serde default.
-const NODE_KEYS: [&str; 3] = ["id", "text", "children"];
-
-/// What the pruning looks at in a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Shape {
-    False,
-    Null,
-    EmptyCollection,
-    Other,
-}
-
-impl Shape {
-    /// The shape of a value written as compact JSON.
-    fn of_json(value: &[u8]) -> Shape {
-        match value {
-            b"false" => Shape::False,
-            b"null" => Shape::Null,
-            b"{}" | b"[]" => Shape::EmptyCollection,
-            _ => Shape::Other,
-        }
-    }
-
-    fn of(value: &Value) -> Shape {
-        match value {
-            Value::Bool(false) => Shape::False,
-            Value::Null => Shape::Null,
-            Value::Object(map) if map.is_empty() => Shape::EmptyCollection,
-            Value::Array(items) if items.is_empty() => Shape::EmptyCollection,
-            _ => Shape::Other,
-        }
-    }
-}
-
-/// Whether a member of a handler-layer outline node is only for GUI renderers: `tokens`
-/// always, `collapsed: false`, `todo: null`, empty `properties` and a leaf's empty `children`
-/// as default noise, each of which its absence says as well.
-fn is_gui_field(key: &[u8], value: Shape) -> bool {
-    match key {
-        b"tokens" => true,
-        b"collapsed" => value == Shape::False,
-        b"todo" => value == Shape::Null,
-        b"properties" | b"children" => value == Shape::EmptyCollection,
-        _ => false,
-    }
-}
-
-/// Removes what only a GUI renderer needs from every handler-layer outline node (an object
-/// carrying `id`, `text` and `children`), recursively; nothing else is touched.
-pub fn prune_gui_fields(value: &mut Value) {
-    match value {
-        Value::Array(items) => items.iter_mut().for_each(prune_gui_fields),
-        Value::Object(node) => {
-            if is_handler_outline_node(node) {
-                node.retain(|key, value| !is_gui_field(key.as_bytes(), Shape::of(value)));
-            }
-            node.values_mut().for_each(prune_gui_fields);
-        }
-        _ => {}
-    }
-}
-
-fn is_handler_outline_node(node: &Map<String, Value>) -> bool {
-    NODE_KEYS.iter().all(|key| node.contains_key(*key))
-}
-
-/// serde_json's compact formatting, written into `out` (see [`json::Buffered`]) so that a
-/// member of an object can be held back until the object closes and is known to
-/// be a handler outline node, whose GUI fields are then dropped, or not, when they go back in
-/// place. The result is the bytes of [`prune_gui_fields`] on the output's `Value`, written
-/// compact, in one pass.
-struct PruningFormatter<'o> {
-    out: &'o mut Vec<u8>,
-    /// The objects being written, innermost last.
-    objects: Vec<OpenObject>,
-    /// The members written so far of the objects being written, in order.
-    members: Vec<Member>,
-    /// The bytes of the held members.
-    held: Vec<u8>,
-}
-
-struct OpenObject {
-    /// Where its `{` is in `out`.
-    start: usize,
-    /// Where its members begin in `members` and in `held`.
-    first_member: usize,
-    first_held: usize,
-    /// Which of [`NODE_KEYS`] it has.
-    node_keys: [bool; NODE_KEYS.len()],
-    /// The member being written: where it begins in `out` (its comma, if any), where its key
-    /// begins, and where its value begins.
-    member_start: usize,
-    key_start: usize,
-    value_start: usize,
-}
-
-enum Member {
-    /// `"key":value`, in `out`.
-    Written(Range<usize>),
-    /// `"key":value`, in `held`.
-    Held(Range<usize>),
-}
-
-impl PruningFormatter<'_> {
-    fn open_object(&mut self) -> io::Result<&mut OpenObject> {
-        self.objects
-            .last_mut()
-            .ok_or_else(|| io::Error::other("an object member outside an object"))
-    }
-
-    /// Writes the members of `object`, which is not an outline node, again, the held ones
-    /// back in their places.
-    fn put_back_held(&mut self, object: &OpenObject) {
-        let content = object.start + 1;
-        let written = self.out.split_off(content);
-        for (i, member) in self.members[object.first_member..].iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
-            }
-            let bytes = match member {
-                Member::Written(range) => written.get(range.start - content..range.end - content),
-                Member::Held(range) => self.held.get(range.clone()),
-            };
-            self.out.extend_from_slice(bytes.unwrap_or_default());
-        }
-    }
-}
-
-impl json::Buffered for PruningFormatter<'_> {
-    fn buffer(&mut self) -> &mut Vec<u8> {
-        self.out
-    }
-}
-
-impl Formatter for PruningFormatter<'_> {
-    json::compact_values_into_buffer!();
-
-    fn begin_object<W: ?Sized + io::Write>(&mut self, _sink: &mut W) -> io::Result<()> {
-        self.objects.push(OpenObject {
-            start: self.out.len(),
-            first_member: self.members.len(),
-            first_held: self.held.len(),
-            node_keys: [false; NODE_KEYS.len()],
-            member_start: 0,
-            key_start: 0,
-            value_start: 0,
-        });
-        self.out.push(b'{');
-        Ok(())
-    }
-
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        _sink: &mut W,
-        _first: bool,
-    ) -> io::Result<()> {
-        let len = self.out.len();
-        let object = self.open_object()?;
-        object.member_start = len;
-        // A held member before this one left no comma behind.
-        let comma = len > object.start + 1;
-        object.key_start = len + usize::from(comma);
-        if comma {
-            self.out.push(b',');
-        }
-        Ok(())
-    }
-
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, _sink: &mut W) -> io::Result<()> {
-        self.out.push(b':');
-        let len = self.out.len();
-        self.open_object()?.value_start = len;
-        Ok(())
-    }
-
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, _sink: &mut W) -> io::Result<()> {
-        let object = self
-            .objects
-            .last_mut()
-            .ok_or_else(|| io::Error::other("an object member outside an object"))?;
-        // The key between its quotes, before the `:`.
-        let key = self
-            .out
-            .get(object.key_start + 1..object.value_start.saturating_sub(2))
-            .unwrap_or_default();
-        if let Some(k) = NODE_KEYS.iter().position(|k| k.as_bytes() == key) {
-            object.node_keys[k] = true;
-        }
-        let value = self.out.get(object.value_start..).unwrap_or_default();
-        if is_gui_field(key, Shape::of_json(value)) {
-            let from = self.held.len();
-            self.held
-                .extend_from_slice(self.out.get(object.key_start..).unwrap_or_default());
-            self.out.truncate(object.member_start);
-            self.members.push(Member::Held(from..self.held.len()));
-        } else {
-            self.members
-                .push(Member::Written(object.key_start..self.out.len()));
-        }
-        Ok(())
-    }
-
-    fn end_object<W: ?Sized + io::Write>(&mut self, _sink: &mut W) -> io::Result<()> {
-        let object = self
-            .objects
-            .pop()
-            .ok_or_else(|| io::Error::other("the end of an object never begun"))?;
-        let held = self.held.len() > object.first_held;
-        if held && !object.node_keys.iter().all(|&seen| seen) {
-            self.put_back_held(&object);
-        }
-        self.members.truncate(object.first_member);
-        self.held.truncate(object.first_held);
-        self.out.push(b'}');
-        Ok(())
-    }
 }
 
 /// An error reply keeps its envelope: `structuredContent` is the only machine-readable copy
@@ -359,7 +127,8 @@ mod tests {
     use super::*;
     use crate::ErrorCode;
     use crate::actions::REGISTRY;
-    use crate::outline::{Document, OutlineNode};
+    use crate::actions::outline::OutlineNode as HandlerNode;
+    use crate::outline::{Document, OutlineNode, TaskMarker};
     use crate::workspace::BlockList;
 
     fn text_of(result: &CallToolResult) -> &str {
@@ -373,22 +142,30 @@ mod tests {
         serde_json::to_value(result).expect("a CallToolResult serializes")
     }
 
-    fn handler_node(id: &str, text: &str, children: Vec<Value>) -> Value {
-        json!({
-            "id": id,
-            "text": text,
-            "todo": null,
-            "collapsed": false,
-            "properties": {},
-            "tokens": [{"kind": "text", "text": text}],
-            "children": children,
-        })
+    /// A handler outline node as `OutlineNode::alone` makes one: no task, no properties.
+    fn handler_node(id: &str, text: &str, children: Vec<HandlerNode>) -> HandlerNode {
+        HandlerNode {
+            id: id.into(),
+            parent: None,
+            text: text.into(),
+            todo: None,
+            planning: Default::default(),
+            collapsed: false,
+            properties: Default::default(),
+            children,
+            children_omitted: 0,
+        }
     }
 
     #[test]
     fn success_payload_is_content_only_and_compact() {
         let data = json!({"slug": "project-x", "blocks": [handler_node("a1", "hello", vec![])]});
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, data));
+        assert!(
+            data["blocks"][0]["tokens"].is_array(),
+            "a node out of the wire is whole"
+        );
+        let output = ("project-x", vec![handler_node("a1", "hello", vec![])]);
+        let result = tool_success_payload(&Reply::new("test", Payload::Json, output));
         let wire = wire(&result);
         assert!(
             wire.get("structuredContent").is_none(),
@@ -396,10 +173,7 @@ mod tests {
         );
         assert!(wire.get("isError").is_none());
         let text = text_of(&result);
-        assert_eq!(
-            text,
-            r#"{"slug":"project-x","blocks":[{"id":"a1","text":"hello"}]}"#
-        );
+        assert_eq!(text, r#"["project-x",[["a1","hello"]]]"#);
         assert!(!text.contains('\n'), "success text is pretty-printed");
 
         let markdown = Reply::new(
@@ -500,42 +274,55 @@ mod tests {
                 "{name} must stay a JSON payload"
             );
         }
-        let data = json!({
-            "date": "2026-03-14",
-            "meta": {"path": "journals/2026_03_14.md"},
-            "outline": [handler_node("k3f9q2", "TODO call Bob", vec![handler_node("m2x7", "notes", vec![])])],
-            "md": "- TODO call Bob\n\t- notes\n",
-        });
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, data));
+        #[derive(Serialize)]
+        struct Day {
+            date: &'static str,
+            outline: Vec<HandlerNode>,
+            md: &'static str,
+        }
+        let day = Day {
+            date: "2026-03-14",
+            outline: vec![handler_node(
+                "k3f9q2",
+                "call Bob",
+                vec![handler_node("m2x7", "notes", vec![])],
+            )],
+            md: "- TODO call Bob\n\t- notes\n",
+        };
+        let result = tool_success_payload(&Reply::new("test", Payload::Json, day));
         let sent: Value = serde_json::from_str(text_of(&result)).expect("journal text is JSON");
         assert_eq!(sent["date"], "2026-03-14");
-        assert_eq!(sent["outline"][0]["id"], "k3f9q2");
-        assert_eq!(sent["outline"][0]["children"][0]["id"], "m2x7");
+        assert_eq!(sent["outline"][0][0], "k3f9q2");
+        assert_eq!(sent["outline"][0][2][0][0], "m2x7");
         assert_eq!(sent["md"], "- TODO call Bob\n\t- notes\n");
     }
 
     #[test]
-    fn pruning_keeps_what_is_not_noise() {
-        let mut node = json!({
-            "id": "b1",
-            "text": "DONE ship",
-            "todo": "DONE",
-            "collapsed": true,
-            "properties": {"priority": "high"},
-            "tokens": [],
-            "children": [{"id": "c1", "text": "a leaf", "children": []}],
-        });
-        prune_gui_fields(&mut node);
+    fn a_node_is_sent_as_an_array_of_what_is_not_at_its_default() {
+        let mut shipped = handler_node("b1", "ship", vec![handler_node("c1", "a leaf", vec![])]);
+        shipped.todo = Some(TaskMarker::Done);
+        shipped.collapsed = true;
+        shipped.properties = [("priority".to_owned(), "high".to_owned())]
+            .into_iter()
+            .collect();
+        let mut cut = handler_node("d1", "cut", vec![]);
+        cut.parent = Some("b0".into());
+        cut.children_omitted = 3;
+        let nodes = vec![shipped, cut];
+        let sent = while_on_the_wire(|| pruned_json(&nodes)).expect("JSON");
         assert_eq!(
-            node,
-            json!({
-                "id": "b1",
-                "text": "DONE ship",
-                "todo": "DONE",
-                "collapsed": true,
-                "properties": {"priority": "high"},
-                "children": [{"id": "c1", "text": "a leaf"}],
-            })
+            sent,
+            r#"[["b1","ship",{"todo":"DONE","collapsed":true,"properties":{"priority":"high"}},[["c1","a leaf"]]],["d1","cut",{"parent":"b0","children_omitted":3}]]"#
+        );
+        let shown = serde_json::to_value(&nodes).expect("JSON");
+        assert!(
+            shown[0]["children"][0]["tokens"]
+                .as_array()
+                .is_some_and(|t| !t.is_empty())
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&sent).expect("JSON"),
+            as_sent(shown)
         );
     }
 
@@ -563,105 +350,58 @@ mod tests {
         assert_eq!(back, document);
     }
 
-    /// What the projection must send: the whole output as a `Value`, pruned, written compact.
+    /// A handler outline node as the wire carries it, made from the object `outl call` shows
+    /// (one with `id`, `text`, `tokens` and `children`): `[id, text, fields, children]`, with
+    /// `fields` the members that are not at their default and left out when none is, and
+    /// `children` left out when empty. Anything else is sent as it is.
+    fn as_sent(value: Value) -> Value {
+        match value {
+            Value::Array(items) => items.into_iter().map(as_sent).collect(),
+            Value::Object(object)
+                if ["id", "text", "tokens", "children"]
+                    .iter()
+                    .all(|key| object.contains_key(*key)) =>
+            {
+                let mut node = vec![object["id"].clone(), object["text"].clone()];
+                let fields: serde_json::Map<String, Value> = object
+                    .iter()
+                    .filter(|(key, value)| match key.as_str() {
+                        "id" | "text" | "tokens" | "children" => false,
+                        "todo" => !value.is_null(),
+                        "collapsed" => **value != Value::Bool(false),
+                        "properties" => value.as_object().is_none_or(|p| !p.is_empty()),
+                        _ => true,
+                    })
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect();
+                if !fields.is_empty() {
+                    node.push(Value::Object(fields));
+                }
+                if object["children"].as_array().is_some_and(|c| !c.is_empty()) {
+                    node.push(as_sent(object["children"].clone()));
+                }
+                Value::Array(node)
+            }
+            Value::Object(object) => Value::Object(
+                object
+                    .into_iter()
+                    .map(|(key, value)| (key, as_sent(value)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+
+    /// What the projection must send: the whole output as `outl call` shows it, its nodes
+    /// [`as_sent`], written compact; a markdown tool's markdown.
     fn straightforward_projection(reply: &Reply) -> String {
-        let mut data = reply.data().expect("the output is JSON");
+        let data = reply.data().expect("the output is JSON");
         if let Payload::Markdown { field, .. } = reply.payload
             && let Some(Value::String(markdown)) = data.get(field)
         {
             return markdown.clone();
         }
-        prune_gui_fields(&mut data);
-        serde_json::to_string(&data).expect("a Value serializes")
-    }
-
-    /// What [`pruned_json`] writes for `data`, checked against [`prune_gui_fields`].
-    fn pruned_as_values_are(data: Value) -> String {
-        let pruned = pruned_json(&data).expect("JSON");
-        let mut expected = data;
-        prune_gui_fields(&mut expected);
-        assert_eq!(pruned, serde_json::to_string(&expected).expect("JSON"));
-        pruned
-    }
-
-    #[test]
-    fn gui_fields_go_wherever_they_are_in_a_node() {
-        let pruned = pruned_as_values_are(json!([
-            {"tokens": [], "todo": null, "id": "a", "collapsed": false, "text": "t", "children": []},
-            {"properties": [], "children": [], "text": "t", "id": "b", "tokens": null},
-            {"id": "c", "text": "t", "children": [], "properties": {}, "collapsed": true, "todo": "TODO"},
-        ]));
-        assert_eq!(
-            pruned,
-            r#"[{"id":"a","text":"t"},{"text":"t","id":"b"},{"id":"c","text":"t","collapsed":true,"todo":"TODO"}]"#
-        );
-    }
-
-    #[test]
-    fn held_members_go_back_where_they_were_in_objects_that_are_not_nodes() {
-        let pruned = pruned_as_values_are(json!({
-            "todo": null,
-            "meta": {"properties": {}, "name": "x", "collapsed": false},
-            "tokens": [{"id": "a", "text": "t", "children": [], "tokens": [1], "todo": null}],
-            "ast": [{"text": "t", "properties": {}, "children": [{"text": "u", "properties": []}]}],
-            "collapsed": false,
-            "properties": {},
-        }));
-        assert!(pruned.starts_with(r#"{"todo":null,"meta":{"properties":{},"name":"x","collapsed":false},"tokens":[{"id":"a","text":"t"}],"#));
-    }
-
-    /// Any JSON whose keys are often those the pruning looks at, with half of the objects
-    /// carrying a node's `id`, `text` and `children` among their members.
-    fn json_values() -> impl proptest::strategy::Strategy<Value = Value> {
-        use proptest::prelude::*;
-        let key = prop::sample::select(vec![
-            "id",
-            "text",
-            "children",
-            "tokens",
-            "collapsed",
-            "todo",
-            "properties",
-            "children_omitted",
-            "t\"o\\k",
-            "é",
-        ])
-        .prop_map(str::to_owned);
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<f64>().prop_map(Value::from),
-            ".{0,12}".prop_map(Value::from),
-            Just(json!({})),
-            Just(json!([])),
-        ];
-        leaf.prop_recursive(6, 96, 8, move |inner| {
-            let member = (key.clone(), inner.clone());
-            let node = prop::collection::vec(inner.clone(), 3);
-            prop_oneof![
-                prop::collection::vec(inner, 0..5).prop_map(Value::Array),
-                (prop::collection::vec(member, 0..6), prop::option::of(node))
-                    .prop_map(|(mut members, node)| {
-                        if let Some(values) = node {
-                            members.extend(NODE_KEYS.iter().map(|k| k.to_string()).zip(values));
-                        }
-                        members
-                    })
-                    .prop_shuffle()
-                    .prop_map(|members| Value::Object(members.into_iter().collect())),
-            ]
-        })
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn pruning_while_writing_is_pruning_the_value(value in json_values()) {
-            let pruned = pruned_json(&value).expect("JSON");
-            let mut expected = value;
-            prune_gui_fields(&mut expected);
-            proptest::prop_assert_eq!(pruned, serde_json::to_string(&expected).expect("JSON"));
-        }
+        serde_json::to_string(&as_sent(data)).expect("a Value serializes")
     }
 
     /// One call of every tool, with targets read from the workspace: reads first, then writes.

@@ -48,6 +48,10 @@ id, found in the `outline` of outl_page_get, outl_daily_today, outl_daily_get an
 outl_block_tree and in hits, never in markdown. A hit of a search or list is a block's `page` \
 (slug), `id` and `text`, or a page's `page` alone.
 
+Outline nodes are arrays: [id, text, fields, children], `fields` an object of what the block \
+has besides its text (`todo`, `collapsed`, `properties`, `scheduled`, `deadline`, `logbook`, \
+`parent`, `children_omitted`), `children` its nodes; each is left out when empty.
+
 Markdown to write (`md`): `- ` bullets, a tab per level; `key:: value` lines under a bullet are its \
 properties, before the first bullet the page's; a block starting with TODO, DOING, DONE, \
 LATER, NOW, WAITING or CANCELED is a task; a new one takes the `task_markers` of \

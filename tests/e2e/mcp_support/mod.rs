@@ -189,9 +189,28 @@ pub fn text_of(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no text content in {result}"))
 }
 
-/// The parsed payload of a successful json tool reply, after checking the RFC 0276 shape: no
-/// `structuredContent`, not an error, compact JSON text, and no `tokens` anywhere.
+/// The parsed payload of a successful json tool reply, after checking the RFC 0276 shape (see
+/// [`wire_payload`]), its outline nodes read as objects (see [`read_nodes`]).
 pub fn json_payload(reply: &Value) -> Value {
+    with_nodes_read(wire_payload(reply))
+}
+
+/// A reply's data with the outline nodes of its members read as objects (see [`read_nodes`]).
+pub fn with_nodes_read(mut data: Value) -> Value {
+    for key in NODE_KEYS {
+        if let Some(nodes) = data.get_mut(key) {
+            *nodes = read_nodes(nodes.take());
+        }
+    }
+    data
+}
+
+/// The members of a reply that hold outline nodes: a list of them or one.
+const NODE_KEYS: [&str; 3] = ["outline", "block", "tree"];
+
+/// The payload of a JSON success reply as the wire carries it, after checking the RFC 0276
+/// shape: no `structuredContent`, not an error, compact JSON text, and no `tokens` anywhere.
+pub fn wire_payload(reply: &Value) -> Value {
     let result = &reply["result"];
     assert!(
         result.get("structuredContent").is_none(),
@@ -207,6 +226,42 @@ pub fn json_payload(reply: &Value) -> Value {
         "tokens are pruned on the wire: {text}"
     );
     data
+}
+
+/// Outline nodes as the wire sends them, `[id, text, fields, children]` (a list of them, one,
+/// or null), as objects: `{id, text, ...fields, children}`, `children` only when there are
+/// some. A node that is not such an array fails the test.
+fn read_nodes(nodes: Value) -> Value {
+    match nodes {
+        Value::Null => Value::Null,
+        Value::Array(items) if items.first().is_some_and(Value::is_array) || items.is_empty() => {
+            items.into_iter().map(read_nodes).collect()
+        }
+        Value::Array(node) => {
+            let mut parts = node.into_iter();
+            let (Some(id @ Value::String(_)), Some(text @ Value::String(_))) =
+                (parts.next(), parts.next())
+            else {
+                panic!("a node starts with its id and text")
+            };
+            let mut object = serde_json::Map::from_iter([("id".into(), id), ("text".into(), text)]);
+            for part in parts {
+                match part {
+                    Value::Object(fields) => {
+                        assert!(!fields.is_empty(), "an empty fields object is left out");
+                        object.extend(fields);
+                    }
+                    Value::Array(children) => {
+                        assert!(!children.is_empty(), "an empty children array is left out");
+                        object.insert("children".into(), read_nodes(Value::Array(children)));
+                    }
+                    other => panic!("a node's part after its text: {other}"),
+                }
+            }
+            Value::Object(object)
+        }
+        other => panic!("outline nodes are arrays on the wire: {other}"),
+    }
 }
 
 /// `structuredContent.error` of an error reply, after checking that it is one: `isError`,
