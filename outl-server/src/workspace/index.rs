@@ -332,6 +332,20 @@ impl Tables {
         Some((self.slugs.name(p), self.ids.name(n)))
     }
 
+    /// Where a holder is: its page's slug, then 0 for the page itself and 1 on for its blocks in
+    /// document order.
+    fn place_of(&self, held: Held) -> Option<(&str, usize)> {
+        let p = self.page_of(held)?;
+        let position = match held.block() {
+            None => 0,
+            Some(n) => {
+                let blocks = self.page_blocks.get(p as usize)?.as_deref()?;
+                1 + blocks.iter().position(|&b| b == n)?
+            }
+        };
+        Some((self.slugs.name(p), position))
+    }
+
     fn holder(&self, held: Held) -> Option<Holder> {
         let p = self.page_of(held)?;
         Some(Holder {
@@ -974,18 +988,26 @@ impl Index {
         };
         // Values compare as Logseq shows them: `[[Feature]]`, `#Feature` and `feature` match.
         let wanted = value.map(outline::shown_value);
-        let mut all: Vec<Holder> = values
+        let lists: Vec<&Holders> = values
             .iter()
             .filter(|(stored, _)| {
                 wanted
                     .as_ref()
                     .is_none_or(|wanted| outline::shown_value(stored) == *wanted)
             })
-            .flat_map(|(_, list)| self.holders(Some(list)))
+            .map(|(_, list)| list)
             .collect();
-        all.sort();
-        all.dedup();
-        all
+        let [list] = lists.as_slice() else {
+            // Several values' holders, merged in slug and document order as each list is.
+            let mut held: Vec<Held> = lists.iter().flat_map(|list| list.iter().copied()).collect();
+            held.sort_by_cached_key(|&held| self.tables.place_of(held));
+            held.dedup();
+            return held
+                .into_iter()
+                .filter_map(|held| self.tables.holder(held))
+                .collect();
+        };
+        self.holders(Some(list))
     }
 
     /// Blocks that embed or refer to the block `id` with `((id))`.
