@@ -1,4 +1,4 @@
-//! Block ids: minting short base32 ids, and carrying ids from an old version of a page's blocks
+//! Block ids: minting short decimal ids, and carrying ids from an old version of a page's blocks
 //! to a new one.
 
 use std::borrow::Cow;
@@ -14,18 +14,27 @@ use super::model::Block;
 /// The property a user writes to give a block its own id.
 pub const ID_PROPERTY: &str = "id";
 
-const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+/// The alphabet of the base32 ids outl minted before it minted decimal ones, which blocks keep.
+const BASE32: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+/// A minted id is a number of this many decimal digits at least, with no leading zero. A model
+/// reads a run of digits as one token in three, and a run of random letters and digits as one
+/// in about one and a half: six digits are 2 tokens where six base32 characters were 4.
 const MIN_LEN: u32 = 6;
-/// Ids grow one character whenever fewer than this share of the id space would stay free, so a
-/// random candidate is almost never taken.
-const CROWDING_FACTOR: u128 = 64;
-/// Candidates tried at one length before growing by a character.
+/// Ids grow one digit whenever fewer than this share of the id space would stay free, so a
+/// random candidate is rarely taken (six digits serve 112,000 blocks).
+const CROWDING_FACTOR: u128 = 8;
+/// Candidates tried at one length before growing by a digit.
 const ATTEMPTS_PER_LEN: u32 = 16;
+
+/// How many ids of `len` digits there are.
+fn id_space(len: u32) -> u128 {
+    9 * 10u128.pow(len - 1)
+}
 
 /// The id length for a workspace that already holds `taken` ids.
 pub fn id_len(taken: usize) -> u32 {
     let mut len = MIN_LEN;
-    while (taken as u128 + 1) * CROWDING_FACTOR > 32u128.pow(len) {
+    while (taken as u128 + 1) * CROWDING_FACTOR > id_space(len) {
         len += 1;
     }
     len
@@ -99,7 +108,7 @@ fn mint(key: &[u8; 32], material: &[u8], count: usize, taken: impl Fn(&str) -> b
         let mut hasher = blake3::Hasher::new_keyed(key);
         hasher.update(material);
         hasher.update(&attempt.to_le_bytes());
-        let id = base32(hasher.finalize().as_bytes(), len);
+        let id = decimal(hasher.finalize().as_bytes(), len);
         if !taken(&id) {
             return id;
         }
@@ -110,6 +119,15 @@ fn mint(key: &[u8; 32], material: &[u8], count: usize, taken: impl Fn(&str) -> b
     }
 }
 
+/// A number of `len` digits, the first not a zero, drawn from `bytes`.
+fn decimal(bytes: &[u8; 32], len: u32) -> String {
+    let mut drawn = [0u8; 16];
+    drawn.copy_from_slice(&bytes[..16]);
+    let first = 10u128.pow(len - 1);
+    (first + u128::from_le_bytes(drawn) % id_space(len)).to_string()
+}
+
+/// `len` base32 characters drawn from `bytes`.
 fn base32(bytes: &[u8; 32], len: u32) -> String {
     let mut bits: u64 = 0;
     let mut nbits = 0;
@@ -123,7 +141,7 @@ fn base32(bytes: &[u8; 32], len: u32) -> String {
             nbits += 8;
         }
         nbits -= 5;
-        out.push(ALPHABET[((bits >> nbits) & 31) as usize] as char);
+        out.push(BASE32[((bits >> nbits) & 31) as usize] as char);
     }
     out
 }
@@ -150,26 +168,37 @@ pub fn served_id(id: &str) -> Cow<'_, str> {
 
 /// The first eight hex digits of the UUIDs that [`anchor_uuid`] makes: "outl" in ASCII.
 const ANCHOR_MARK: &str = "6f75746c";
-/// The longest short id a UUID can encode: its length (5 bits) and 16 characters (5 bits each)
-/// fill the 88 bits a UUID has beside the mark, its version and its variant.
-const ANCHOR_MAX_LEN: usize = 16;
 /// The bits of an anchor's payload: the 22 hex digits beside the mark, version and variant.
+/// Its first 5 say what the rest holds: a base32 id of 1 to 16 characters (5 bits each, then
+/// zeros), or, from 17 on, a decimal id of 1 to 15 digits (the number, in the last bits).
 const ANCHOR_BITS: usize = 88;
+const ANCHOR_TAG_BITS: usize = 5;
+/// The longest base32 id a UUID encodes: 16 characters of 5 bits fill the payload.
+const ANCHOR_BASE32_MAX_LEN: usize = 16;
+/// The longest decimal id a UUID encodes, and the tag of one digit less than a decimal id's.
+const ANCHOR_DECIMAL_MAX_LEN: usize = 15;
+const ANCHOR_DECIMAL_TAG: usize = ANCHOR_BASE32_MAX_LEN;
 
 /// The UUID a block served by the short id `id` gets as its `id::` when a ref points to it, so
 /// that Logseq resolves the ref: a version 8 UUID (RFC 9562's own format) that encodes `id`, so
 /// the block keeps being served by `id` on every later open, with or without outl's sidecar.
-/// `None` for an id that is not one outl mints (another alphabet, or too long).
+/// `None` for an id that is not one outl mints, decimal or base32 (another alphabet, or too
+/// long).
 pub fn anchor_uuid(id: &str) -> Option<String> {
-    if id.is_empty() || id.len() > ANCHOR_MAX_LEN {
-        return None;
-    }
-    let mut payload = id.len() as u128;
-    for c in id.bytes() {
-        let digit = ALPHABET.iter().position(|&a| a == c)?;
-        payload = (payload << 5) | digit as u128;
-    }
-    payload <<= ANCHOR_BITS - 5 - 5 * id.len();
+    let tag_at = ANCHOR_BITS - ANCHOR_TAG_BITS;
+    let payload = if let Some(number) = decimal_id(id) {
+        ((ANCHOR_DECIMAL_TAG + id.len()) as u128) << tag_at | number
+    } else {
+        if id.is_empty() || id.len() > ANCHOR_BASE32_MAX_LEN {
+            return None;
+        }
+        let mut payload = id.len() as u128;
+        for c in id.bytes() {
+            let digit = BASE32.iter().position(|&a| a == c)?;
+            payload = (payload << 5) | digit as u128;
+        }
+        payload << (tag_at - 5 * id.len())
+    };
     let hex = format!("{payload:022x}");
     Some(format!(
         "{ANCHOR_MARK}-{}-8{}-8{}-{}",
@@ -180,6 +209,15 @@ pub fn anchor_uuid(id: &str) -> Option<String> {
     ))
 }
 
+/// The number a decimal id of outl's stands for: up to [`ANCHOR_DECIMAL_MAX_LEN`] digits, the
+/// first not a zero.
+fn decimal_id(id: &str) -> Option<u128> {
+    let digits = !id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit());
+    (digits && (1..=ANCHOR_DECIMAL_MAX_LEN).contains(&id.len()))
+        .then(|| id.parse().ok())
+        .flatten()
+}
+
 /// The short id a UUID of [`anchor_uuid`]'s encodes, in any case; `None` for any other UUID.
 fn anchored_id(uuid: &str) -> Option<String> {
     let hex = uuid.replace('-', "").to_ascii_lowercase();
@@ -188,13 +226,20 @@ fn anchored_id(uuid: &str) -> Option<String> {
     }
     let payload =
         u128::from_str_radix(&[&hex[8..12], &hex[13..16], &hex[17..]].concat(), 16).ok()?;
-    let len = (payload >> (ANCHOR_BITS - 5)) as usize;
-    let unused = ANCHOR_BITS - 5 - 5 * len.min(ANCHOR_MAX_LEN);
-    if len == 0 || len > ANCHOR_MAX_LEN || payload & ((1u128 << unused) - 1) != 0 {
+    let tag_at = ANCHOR_BITS - ANCHOR_TAG_BITS;
+    let tag = (payload >> tag_at) as usize;
+    let rest = payload & ((1u128 << tag_at) - 1);
+    if tag > ANCHOR_DECIMAL_TAG {
+        // The number, with exactly the digits the tag says.
+        let id = rest.to_string();
+        return (id.len() == tag - ANCHOR_DECIMAL_TAG).then_some(id);
+    }
+    let unused = tag_at - 5 * tag;
+    if tag == 0 || rest & ((1u128 << unused) - 1) != 0 {
         return None;
     }
-    let digit = |i: usize| ALPHABET[(payload >> (ANCHOR_BITS - 10 - 5 * i)) as usize & 31] as char;
-    Some((0..len).map(digit).collect())
+    let digit = |i: usize| BASE32[(payload >> (tag_at - 5 - 5 * i)) as usize & 31] as char;
+    Some((0..tag).map(digit).collect())
 }
 
 /// The `id::` property of a block, if it has a usable one, as the block is served by it (see
@@ -319,14 +364,17 @@ mod tests {
     }
 
     #[test]
-    fn ids_are_short_base32_and_grow_when_crowded() {
+    fn ids_are_short_decimal_numbers_and_grow_when_crowded() {
         let mut minter = IdMinter::new();
-        let id = minter.fresh(0, |_| false);
-        assert_eq!(id.len(), 6);
-        assert!(id.bytes().all(|b| ALPHABET.contains(&b)));
-        assert_eq!(id_len(1_000_000), 6);
-        assert_eq!(id_len(20_000_000), 7);
-        // Every six-character candidate taken: the minter moves on to seven.
+        for _ in 0..1_000 {
+            let id = minter.fresh(0, |_| false);
+            assert_eq!(id.len(), 6);
+            assert!(decimal_id(&id).is_some(), "{id}");
+        }
+        assert_eq!(id_len(100_000), 6);
+        assert_eq!(id_len(120_000), 7);
+        assert_eq!(id_len(10_000_000), 8);
+        // Every six-digit candidate taken: the minter moves on to seven.
         assert_eq!(minter.fresh(0, |id| id.len() == 6).len(), 7);
     }
 
@@ -401,7 +449,17 @@ mod tests {
 
     #[test]
     fn an_anchor_uuid_is_served_by_the_short_id_it_encodes() {
-        for id in ["a", "7nwepb", "zz2345x", "abcdefghijklmnop"] {
+        let longest_decimal = "9".repeat(ANCHOR_DECIMAL_MAX_LEN);
+        for id in [
+            "a",
+            "7nwepb",
+            "zz2345x",
+            "abcdefghijklmnop",
+            "1",
+            "482913",
+            "2345670",
+            &longest_decimal,
+        ] {
             let uuid = anchor_uuid(id).unwrap();
             assert!(is_uuid(&uuid), "{uuid}");
             assert!(uuid.starts_with("6f75746c-"), "{uuid}");
@@ -412,6 +470,9 @@ mod tests {
             assert_eq!(served_id(&uuid.to_uppercase()), id);
         }
         assert_eq!(anchor_uuid("abcdefghijklmnopq"), None);
+        assert_eq!(anchor_uuid("1234567890123456"), None);
+        // A zero first is not a decimal id of outl's, nor a base32 one.
+        assert_eq!(anchor_uuid("012345"), None);
         assert_eq!(anchor_uuid("has-dash"), None);
         assert_eq!(anchor_uuid(""), None);
         // A UUID that only looks like one (stray bits past its length) is a plain UUID.

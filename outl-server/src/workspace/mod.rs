@@ -45,8 +45,8 @@
 //!
 //! # Block ids
 //!
-//! Ids are short base32 strings (6 characters, longer once the workspace holds tens of
-//! millions), unique in the workspace, kept in the sidecar and never written into markdown. A
+//! Ids are short decimal numbers (6 digits, longer once the workspace holds over 100,000
+//! blocks; blocks minted base32 ids before, and keep them), unique in the workspace, kept in the sidecar and never written into markdown. A
 //! block with an `id::` property has that id. When a page's blocks are replaced wholesale (a
 //! page update, a reconcile, the read of a file edited outside outl) ids carry over by
 //! [`carry_ids`]: by `id::` first, then by an alignment of the two versions that keeps their

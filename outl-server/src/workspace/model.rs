@@ -48,7 +48,7 @@ pub struct Page {
 /// One bulleted block.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Block {
-    /// Short base32 id minted by outl, or the block's own `id::` property when it has one.
+    /// Short decimal id minted by outl, or the block's own `id::` property when it has one.
     pub id: CompactString,
     /// Raw text as in the markdown, task marker included, without the property lines.
     pub text: String,
