@@ -7,8 +7,9 @@
 //! o200k tokens; the page as the markdown its file holds. The report gives, for topic pages and
 //! journal days apart, the median of the pages' ratios, the typical ratio (that of the page the
 //! median token of their markdown is on, so that neither the many short pages nor one very long
-//! one decide it) and the ratio of all of them read together; and, as a floor no encoding of
-//! the outline can go below, the markdown with one id per block beside it.
+//! one decide it) and the ratio of all of them read together; and, to weigh what the ids cost,
+//! the typical ratio of the file with one id per block beside it (a reply can go below it, as
+//! it leaves out the file's `id::` lines and bullets).
 
 use std::path::PathBuf;
 
@@ -47,7 +48,7 @@ impl PageRead {
         self.read as f64 / self.markdown as f64
     }
 
-    fn floor(&self) -> f64 {
+    fn with_ids(&self) -> f64 {
         (self.markdown + self.ids) as f64 / self.markdown as f64
     }
 }
@@ -100,16 +101,14 @@ pub fn run(args: &PagesArgs) -> Result<(), String> {
         topics.len(),
         journals.len()
     );
-    println!(
-        "| pages | read whole | median | typical | all together | floor: markdown and ids, typical |"
-    );
+    println!("| pages | read whole | median | typical | all together | file and ids, typical |");
     println!("| --- | ---: | ---: | ---: | ---: | ---: |");
     for (label, reads) in [("topic pages", &topics), ("journal days", &journals)] {
         if reads.is_empty() {
             continue;
         }
         let ratios: Vec<(f64, u64)> = reads.iter().map(|r| (r.ratio(), r.markdown)).collect();
-        let floors: Vec<(f64, u64)> = reads.iter().map(|r| (r.floor(), r.markdown)).collect();
+        let with_ids: Vec<(f64, u64)> = reads.iter().map(|r| (r.with_ids(), r.markdown)).collect();
         let all = reads.iter().map(|r| r.read).sum::<u64>() as f64
             / reads.iter().map(|r| r.markdown).sum::<u64>() as f64;
         println!(
@@ -117,7 +116,7 @@ pub fn run(args: &PagesArgs) -> Result<(), String> {
             reads.len(),
             median(&ratios),
             typical(&ratios),
-            typical(&floors),
+            typical(&with_ids),
         );
     }
     Ok(())
