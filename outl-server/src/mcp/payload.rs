@@ -359,7 +359,7 @@ mod tests {
     use super::*;
     use crate::ErrorCode;
     use crate::actions::REGISTRY;
-    use crate::outline::{Document, OutlineNode};
+    use crate::outline::{Document, ParsedBlock};
     use crate::workspace::BlockList;
 
     fn text_of(result: &CallToolResult) -> &str {
@@ -544,10 +544,10 @@ mod tests {
         let document = Document {
             front_matter: None,
             properties: Default::default(),
-            blocks: vec![OutlineNode {
+            blocks: vec![ParsedBlock {
                 text: "no properties here".into(),
                 properties: Default::default(),
-                children: vec![OutlineNode {
+                children: vec![ParsedBlock {
                     text: "nor here".into(),
                     properties: Default::default(),
                     children: vec![],
