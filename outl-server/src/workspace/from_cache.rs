@@ -55,14 +55,14 @@ impl Workspace {
     /// docs/performance.md). Returns whether the cache was saved; when it cannot be, `graph`
     /// is served as it is.
     fn adopt_from_cache(&self, log: &OpLog, graph: Graph) -> Result<bool, Error> {
-        let Some(draft) = graph.draft(log.last_seq(), &self.config.digest()) else {
+        let Some(encoded) = graph.encode_cache(log.last_seq(), &self.config.digest()) else {
             *self.graph_mut() = graph;
             return Ok(false);
         };
         if let Some(previous) = self.saving.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = previous.join();
         }
-        if let Err(e) = draft.write(&self.root) {
+        if let Err(e) = encoded.write(&self.root) {
             tracing::warn!("cannot save the cache: {e}");
             *self.graph_mut() = graph;
             return Ok(false);
@@ -128,7 +128,7 @@ impl Workspace {
     /// way is waited for first.
     fn save_cache(&self, seq: u64) {
         let started = Instant::now();
-        let Some(draft) = self.graph().draft(seq, &self.config.digest()) else {
+        let Some(encoded) = self.graph().encode_cache(seq, &self.config.digest()) else {
             return;
         };
         tracing::debug!(elapsed = ?started.elapsed(), "encoded the cache");
@@ -139,7 +139,7 @@ impl Workspace {
         }
         let started = std::thread::Builder::new()
             .name("outl-cache".to_owned())
-            .spawn(move || match draft.write(&root) {
+            .spawn(move || match encoded.write(&root) {
                 Ok(()) => tracing::debug!(elapsed = ?started.elapsed(), "saved the cache"),
                 Err(e) => tracing::warn!("cannot save the cache: {e}"),
             });

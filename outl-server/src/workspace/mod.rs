@@ -198,7 +198,7 @@ pub use frozen::Frozen;
 pub use graph::{BlockAt, Graph, Shadowed};
 pub use ids::served_id;
 pub use ids::{carry_ids, new_session};
-pub use index::{Holder, Index, SearchHit, SearchPage};
+pub use index::{Holder, Index, IndexHit, SearchPage};
 pub use load::Skipped;
 pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
 pub use names::{NameFormat, slug};

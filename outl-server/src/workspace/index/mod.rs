@@ -37,7 +37,7 @@ use contributions::{Holders, Lists, Placement};
 use numbering::Tables;
 use search::Search;
 
-pub use query::{SearchHit, SearchPage};
+pub use query::{IndexHit, SearchPage};
 
 /// Where something was found: a block of a page, or the page itself (its properties).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -17,13 +17,13 @@ const SNIPPET_CONTEXT: usize = 40;
 /// One page of search results, and how many there are in all.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchPage {
-    pub hits: Vec<SearchHit>,
+    pub hits: Vec<IndexHit>,
     pub total: usize,
 }
 
 /// One search result: a block, or a page whose name or alias matched.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SearchHit {
+pub struct IndexHit {
     pub slug: String,
     /// `None` for a page found by its name or an alias.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,7 +65,7 @@ impl Index {
         }
         let total = named.len() + candidates.len();
         let end = offset.saturating_add(limit).min(total);
-        let mut hits: Vec<SearchHit> = named.into_iter().take(end).skip(offset).collect();
+        let mut hits: Vec<IndexHit> = named.into_iter().take(end).skip(offset).collect();
         // The blocks' part of the slice, counted from the first block hit.
         let (offset, end) = (
             offset.saturating_sub(total - candidates.len()),
@@ -90,7 +90,7 @@ impl Index {
         ranked.sort_unstable_by(best_first);
         hits.extend(ranked[offset..].iter().filter_map(|&(score, _, n)| {
             let (slug, id, text) = texts.get(n)?;
-            Some(SearchHit {
+            Some(IndexHit {
                 slug: slug.to_string(),
                 block: Some(id.to_string()),
                 score,
@@ -108,8 +108,8 @@ impl Index {
         parsed: &ParsedQuery<'_>,
         analyzer: &Analyzer,
         page: &impl Fn(&str) -> Option<&'a Page>,
-    ) -> Vec<SearchHit> {
-        let mut hits: Vec<SearchHit> = self
+    ) -> Vec<IndexHit> {
+        let mut hits: Vec<IndexHit> = self
             .search
             .named(&parsed.terms)
             .into_iter()
@@ -120,7 +120,7 @@ impl Index {
                     .filter_map(|label| Some((parsed.label_score(&label, analyzer)?, label)))
                     .max_by(|a, b| a.0.total_cmp(&b.0))?;
                 let linking = self.linking_pages(slug).len() as f64;
-                Some(SearchHit {
+                Some(IndexHit {
                     slug: slug.to_string(),
                     block: None,
                     score: score + linking.ln_1p(),
