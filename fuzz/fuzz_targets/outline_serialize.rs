@@ -5,7 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use outl_server::outline::{Document, OutlineNode, parse, serialize};
+use outl_server::outline::{Document, ParsedBlock, parse, serialize};
 
 #[derive(Debug, Arbitrary)]
 struct Node {
@@ -21,8 +21,8 @@ struct Page {
 }
 
 impl Node {
-    fn into_outline(self) -> OutlineNode {
-        OutlineNode {
+    fn into_outline(self) -> ParsedBlock {
+        ParsedBlock {
             text: self.text,
             properties: self.properties.into_iter().collect(),
             children: self.children.into_iter().map(Node::into_outline).collect(),

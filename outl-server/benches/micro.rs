@@ -70,7 +70,7 @@ fn outline_format(c: &mut Criterion) {
     group.finish();
 }
 
-fn collect_texts<'a>(blocks: &'a [outline::OutlineNode], out: &mut Vec<&'a str>) {
+fn collect_texts<'a>(blocks: &'a [outline::ParsedBlock], out: &mut Vec<&'a str>) {
     for block in blocks {
         out.push(&block.text);
         collect_texts(&block.children, out);

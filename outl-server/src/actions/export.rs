@@ -11,7 +11,7 @@ use super::slices::{self, Cut, SliceNode, Visit, Window};
 use crate::Error;
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::MAX_MARKDOWN_CHARS;
-use crate::outline::{MAX_DEPTH, OutlineNode as AstNode, Properties, Syntax};
+use crate::outline::{MAX_DEPTH, ParsedBlock, Properties, Syntax};
 use crate::workspace::Workspace;
 
 /// What an import does with the page it names.
@@ -110,7 +110,7 @@ pub fn outl_export_json(ws: &Workspace, args: PageSliceArgs) -> Result<ExportedD
         cut: None,
     };
     let spent = wire_len(&exported) + slices::CUT_BYTES;
-    let node = |visit: Visit<'_, AstNode>| ExportedNode {
+    let node = |visit: Visit<'_, ParsedBlock>| ExportedNode {
         text: visit.block.text.clone(),
         properties: visit.block.properties.clone(),
         children: Vec::new(),

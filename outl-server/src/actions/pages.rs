@@ -17,7 +17,7 @@ use super::slices::{self, Cut, Window};
 use crate::Error;
 use crate::mcp::payload::wire_len;
 use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
-use crate::outline::{Document, OutlineNode as AstNode, Syntax, Token, aliases};
+use crate::outline::{Document, ParsedBlock, Syntax, Token, aliases};
 use crate::workspace::{Block, Graph, Page, Workspace, carry_ids, slug};
 
 /// How many `((ref))`s deep a rendered page follows a referenced block that refers to
@@ -685,7 +685,7 @@ pub fn preorder_ids(blocks: &[Block]) -> Vec<String> {
 }
 
 /// A block as a reader sees it: references resolved, structural properties left out.
-fn readable_node(graph: &Graph, block: &Block) -> AstNode {
+fn readable_node(graph: &Graph, block: &Block) -> ParsedBlock {
     readable_node_with(graph, block, true)
 }
 
@@ -693,8 +693,8 @@ fn readable_node(graph: &Graph, block: &Block) -> AstNode {
 /// `{{embed [[page]]}}`) shows what it embeds, as Logseq does: the block with its children,
 /// or the page's blocks, before its own children. Embeds inside what it shows stay macros, so
 /// a page embedding itself is shown twice, not without end.
-fn readable_node_with(graph: &Graph, block: &Block, embeds: bool) -> AstNode {
-    let mut node = AstNode {
+fn readable_node_with(graph: &Graph, block: &Block, embeds: bool) -> ParsedBlock {
+    let mut node = ParsedBlock {
         text: resolve_refs(graph, &block.text, REF_DEPTH),
         properties: content_properties(&block.properties),
         children: Vec::new(),

@@ -13,7 +13,7 @@ use serde::Serialize;
 use super::paging;
 use crate::Error;
 use crate::mcp::payload::wire_len;
-use crate::outline::OutlineNode as AstNode;
+use crate::outline::ParsedBlock;
 use crate::workspace::Block;
 
 /// Bytes a reply keeps for its [`Cut`], which is known only once the slice is.
@@ -74,8 +74,8 @@ impl Tree for Block {
     }
 }
 
-impl Tree for AstNode {
-    fn children(&self) -> &[AstNode] {
+impl Tree for ParsedBlock {
+    fn children(&self) -> &[ParsedBlock] {
         &self.children
     }
 }

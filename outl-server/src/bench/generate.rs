@@ -23,7 +23,7 @@ use std::path::Path;
 use chrono::{Datelike, Days, NaiveDate};
 
 use super::rng::Rng;
-use crate::outline::{Document, OutlineNode, Properties, Syntax, serialize, serialize_org};
+use crate::outline::{Document, ParsedBlock, Properties, Syntax, serialize, serialize_org};
 
 /// The newest journal day of every generated workspace.
 pub const LAST_JOURNAL: NaiveDate = match NaiveDate::from_ymd_opt(2026, 11, 30) {
@@ -392,7 +392,7 @@ impl PageWriter<'_> {
     }
 
     /// About `size` blocks: top-level blocks with nested children, sections on large pages.
-    fn outline(&mut self, size: usize) -> Vec<OutlineNode> {
+    fn outline(&mut self, size: usize) -> Vec<ParsedBlock> {
         let mut budget = size;
         let mut blocks = Vec::new();
         while budget > 0 {
@@ -409,7 +409,7 @@ impl PageWriter<'_> {
         blocks
     }
 
-    fn add_children(&mut self, parent: &mut OutlineNode, level: usize, budget: &mut usize) {
+    fn add_children(&mut self, parent: &mut ParsedBlock, level: usize, budget: &mut usize) {
         const CHILD_PERCENT: [u64; MAX_LEVELS] = [0, 45, 35, 25, 18, 12];
         if level >= MAX_LEVELS || *budget == 0 || !self.rng.percent(CHILD_PERCENT[level]) {
             return;
@@ -429,7 +429,7 @@ impl PageWriter<'_> {
         }
     }
 
-    fn block(&mut self) -> OutlineNode {
+    fn block(&mut self) -> ParsedBlock {
         let text = match self.rng.weighted(&[46, 18, 10, 6, 5, 3, 2, 3, 2, 4, 1]) {
             0 => self.sentence(),
             1 => self.task(),
@@ -465,7 +465,7 @@ impl PageWriter<'_> {
 
     /// A block with `text` and, now and then, properties; some get an `id::` so that later
     /// blocks can reference them.
-    fn block_with_text(&mut self, text: String) -> OutlineNode {
+    fn block_with_text(&mut self, text: String) -> ParsedBlock {
         self.blocks += 1;
         let mut properties = Properties::new();
         if self.rng.percent(5) {
@@ -490,7 +490,7 @@ impl PageWriter<'_> {
             properties.insert("id".into(), id.clone());
             self.refs.push(id);
         }
-        OutlineNode {
+        ParsedBlock {
             text,
             properties,
             children: Vec::new(),

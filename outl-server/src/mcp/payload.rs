@@ -127,8 +127,8 @@ mod tests {
     use super::*;
     use crate::ErrorCode;
     use crate::actions::REGISTRY;
-    use crate::actions::outline::OutlineNode as HandlerNode;
-    use crate::outline::{Document, OutlineNode, TaskMarker};
+    use crate::actions::outline::OutlineNode;
+    use crate::outline::{Document, ParsedBlock, TaskMarker};
     use crate::workspace::BlockList;
 
     fn text_of(result: &CallToolResult) -> &str {
@@ -143,8 +143,8 @@ mod tests {
     }
 
     /// A handler outline node as `OutlineNode::alone` makes one: no task, no properties.
-    fn handler_node(id: &str, text: &str, children: Vec<HandlerNode>) -> HandlerNode {
-        HandlerNode {
+    fn handler_node(id: &str, text: &str, children: Vec<OutlineNode>) -> OutlineNode {
+        OutlineNode {
             id: id.into(),
             parent: None,
             text: text.into(),
@@ -277,7 +277,7 @@ mod tests {
         #[derive(Serialize)]
         struct Day {
             date: &'static str,
-            outline: Vec<HandlerNode>,
+            outline: Vec<OutlineNode>,
             md: &'static str,
         }
         let day = Day {
@@ -331,10 +331,10 @@ mod tests {
         let document = Document {
             front_matter: None,
             properties: Default::default(),
-            blocks: vec![OutlineNode {
+            blocks: vec![ParsedBlock {
                 text: "no properties here".into(),
                 properties: Default::default(),
-                children: vec![OutlineNode {
+                children: vec![ParsedBlock {
                     text: "nor here".into(),
                     properties: Default::default(),
                     children: vec![],

@@ -190,10 +190,10 @@ pub const MAX_DEPTH: usize = 50;
 /// One block of the parser AST. `properties` deliberately has no `#[serde(default)]`:
 /// `outl_export_json` returns this type and must deserialize back into it (RFC 0276).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct OutlineNode {
+pub struct ParsedBlock {
     pub text: String,
     pub properties: Properties,
-    pub children: Vec<OutlineNode>,
+    pub children: Vec<ParsedBlock>,
 }
 
 /// A whole page: the properties before the first bullet, then the top-level blocks.
@@ -204,5 +204,5 @@ pub struct Document {
     #[serde(skip)]
     pub front_matter: Option<String>,
     pub properties: Properties,
-    pub blocks: Vec<OutlineNode>,
+    pub blocks: Vec<ParsedBlock>,
 }

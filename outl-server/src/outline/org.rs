@@ -27,7 +27,7 @@ use super::serialize::{descendants, normalize_properties, normalize_text};
 use super::syntax::{
     Fence, directive_begins, directive_ends, drawer_property, lines, lines_at, split_indent,
 };
-use super::{Document, MAX_DEPTH, OutlineNode, Properties};
+use super::{Document, MAX_DEPTH, ParsedBlock, Properties};
 
 /// Parses an org page, and gives where each block begins (as
 /// [`parse_with_starts`](super::parse_with_starts) does for markdown).
@@ -43,7 +43,7 @@ pub fn parse_org_with_starts(text: &str) -> (Document, Vec<usize>) {
 #[derive(Default)]
 struct OrgReader {
     page_properties: Properties,
-    blocks: Vec<OutlineNode>,
+    blocks: Vec<ParsedBlock>,
     /// The open blocks, outermost first, with their headline's number of stars (0 for text
     /// before the first headline).
     open: Vec<(usize, OpenHeadline)>,
@@ -51,7 +51,7 @@ struct OrgReader {
 }
 
 struct OpenHeadline {
-    node: OutlineNode,
+    node: ParsedBlock,
     /// Where the drawer stands: not reached yet, open, or done with.
     drawer: Drawer,
     /// The column a text line's indentation is kept from.
@@ -145,7 +145,7 @@ impl OrgReader {
 impl OpenHeadline {
     fn new(first_line: &str, text_col: usize, drawer: Drawer) -> Self {
         OpenHeadline {
-            node: OutlineNode {
+            node: ParsedBlock {
                 text: first_line.to_owned(),
                 properties: Properties::default(),
                 children: Vec::new(),
@@ -333,7 +333,7 @@ pub fn serialize_org(doc: &Document) -> String {
 /// normalization (see [`Document::normalized`]), page property keys in lower case, and in a
 /// text, blank lines emptied and those at its end dropped (reading takes them for layout).
 pub(super) fn normalized_for_org(doc: &Document) -> Document {
-    fn texts(blocks: &mut [OutlineNode]) {
+    fn texts(blocks: &mut [ParsedBlock]) {
         for block in blocks {
             if block.text.contains('\n') {
                 let mut lines: Vec<&str> = block.text.split('\n').collect();
@@ -371,7 +371,7 @@ pub(super) fn page_property_text(key: &str, value: &str) -> String {
 
 /// Writes a block under `stars`, then its children one star deeper; at the deepest level, its
 /// descendants as its siblings.
-fn write_block(node: &OutlineNode, stars: &mut String, out: &mut String) {
+fn write_block(node: &ParsedBlock, stars: &mut String, out: &mut String) {
     write_block_lines(node, stars, false, out);
     if stars.len() >= MAX_DEPTH {
         for descendant in descendants(&node.children) {
@@ -391,7 +391,7 @@ fn write_block(node: &OutlineNode, stars: &mut String, out: &mut String) {
 /// the rest of its lines; with `indent_bodies`, every line under the headline is indented to
 /// its text column, as Logseq wrote journals.
 pub(super) fn write_block_lines(
-    node: &OutlineNode,
+    node: &ParsedBlock,
     stars: &str,
     indent_bodies: bool,
     out: &mut String,
@@ -466,7 +466,7 @@ pub(super) fn text_prefix(stars: &str) -> String {
 mod tests {
     use super::*;
 
-    fn texts(nodes: &[OutlineNode]) -> Vec<String> {
+    fn texts(nodes: &[ParsedBlock]) -> Vec<String> {
         let mut out = Vec::new();
         for node in nodes {
             out.push(node.text.clone());

@@ -5,7 +5,7 @@ use super::syntax::{
     LinePlace, Literal, bullet_text, columns, directive_begins, directive_ends, drawer_property,
     heading_level, lines, lines_at, property_line, split_indent, strip_columns, unescape,
 };
-use super::{Document, MAX_DEPTH, OutlineNode, Properties};
+use super::{Document, MAX_DEPTH, ParsedBlock, Properties};
 
 /// Parses outliner markdown. Never fails: any input gives a document, and no character of
 /// the input other than indentation, line breaks and blank lines between blocks is lost (see
@@ -43,7 +43,7 @@ struct Parser<'a> {
     front_matter: Option<String>,
     front_matter_keys: Vec<String>,
     page_properties: Properties,
-    blocks: Vec<OutlineNode>,
+    blocks: Vec<ParsedBlock>,
     /// The open blocks, outermost first; the last one receives text lines.
     open: Vec<OpenBlock<'a>>,
     /// The offset of the line that opened each block so far.
@@ -232,7 +232,7 @@ struct OpenBlock<'a> {
     directive: Option<String>,
     /// The directive was opened by the last line, and is still to be checked for its end.
     directive_unchecked: bool,
-    children: Vec<OutlineNode>,
+    children: Vec<ParsedBlock>,
 }
 
 impl<'a> OpenBlock<'a> {
@@ -396,7 +396,7 @@ impl<'a> OpenBlock<'a> {
         }
     }
 
-    fn into_node(mut self) -> OutlineNode {
+    fn into_node(mut self) -> ParsedBlock {
         self.settle_blanks();
         // Sized exactly: a page holds its blocks' texts and properties for as long as it is
         // open, so spare capacity would be paid on every block.
@@ -411,7 +411,7 @@ impl<'a> OpenBlock<'a> {
         text.shrink_to_fit();
         let mut properties = self.properties;
         properties.shrink_to_fit();
-        OutlineNode {
+        ParsedBlock {
             text,
             properties,
             children: self.children,

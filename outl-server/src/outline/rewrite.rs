@@ -24,7 +24,7 @@ use super::syntax::{
     bullet_text, columns, drawer_property, heading_level, line_break_len, line_spans, lines,
     property_line, split_indent,
 };
-use super::{Document, MAX_DEPTH, OutlineNode, Syntax};
+use super::{Document, MAX_DEPTH, ParsedBlock, Syntax};
 
 /// What a block of a document written over a file was in that file, by the block's index
 /// there (in document order).
@@ -196,7 +196,7 @@ fn reindented(lines: &str, own: &str, sibling: &str) -> String {
 }
 
 /// How many blocks `nodes` hold, their descendants included.
-fn descendants(nodes: &[OutlineNode]) -> usize {
+fn descendants(nodes: &[ParsedBlock]) -> usize {
     nodes
         .iter()
         .map(|node| 1 + descendants(&node.children))
@@ -352,7 +352,7 @@ impl<'a> Surgical<'a> {
     /// that indents some children by a tab and others by two spaces keeps both.
     fn write_blocks(
         &self,
-        blocks: &[OutlineNode],
+        blocks: &[ParsedBlock],
         level: Level<'_>,
         depth: usize,
         formers: &[Former],
@@ -486,7 +486,7 @@ impl<'a> Surgical<'a> {
 
     /// The indentation most of `blocks` that keep their lines have (of as many, the first's),
     /// `formers` saying what `blocks` and their descendants were, in document order.
-    fn usual_kept_indent(&self, blocks: &[OutlineNode], formers: &[Former]) -> Option<&'a str> {
+    fn usual_kept_indent(&self, blocks: &[ParsedBlock], formers: &[Former]) -> Option<&'a str> {
         let mut counts: Vec<(&str, usize)> = Vec::new();
         for indent in self.kept_indents(blocks, formers) {
             match counts.iter_mut().find(|(seen, _)| *seen == indent) {
@@ -505,7 +505,7 @@ impl<'a> Surgical<'a> {
     /// what `blocks` and their descendants were, in document order.
     fn kept_indents<'s>(
         &'s self,
-        blocks: &'s [OutlineNode],
+        blocks: &'s [ParsedBlock],
         formers: &'s [Former],
     ) -> impl Iterator<Item = &'a str> + 's {
         let mut at = 0;
@@ -595,7 +595,7 @@ impl<'a> Surgical<'a> {
 
     /// How a block's lines in the original open, for `block` to open the same way where it
     /// can.
-    fn opening_of(&self, lines: &str, block: &OutlineNode) -> Opening {
+    fn opening_of(&self, lines: &str, block: &ParsedBlock) -> Opening {
         let first = lines.lines().next().unwrap_or_default();
         match self.style.syntax {
             Syntax::Markdown => {
@@ -802,7 +802,7 @@ mod tests {
     fn new_blocks_take_the_file_s_indent_unit_and_line_break() {
         let original = "- a\r\n    - b\r\n";
         let mut doc = parse(original);
-        doc.blocks[0].children.push(OutlineNode {
+        doc.blocks[0].children.push(ParsedBlock {
             text: "c\nsecond line".into(),
             properties: Properties::new(),
             children: vec![],
@@ -817,7 +817,7 @@ mod tests {
     #[test]
     fn new_blocks_take_their_siblings_indent_where_a_page_mixes_tabs_and_spaces() {
         let original = "- a\n\t- a1\n- b\n  - b1\n  - b2\n- c\n";
-        let leaf = |text: &str| OutlineNode {
+        let leaf = |text: &str| ParsedBlock {
             text: text.into(),
             properties: Properties::new(),
             children: vec![],
@@ -952,15 +952,15 @@ mod tests {
         let original = "- a\n  - b\n";
         let mut doc = parse(original);
         let b = doc.blocks[0].children.remove(0);
-        doc.blocks.push(OutlineNode {
+        doc.blocks.push(ParsedBlock {
             text: "new parent".into(),
             properties: Properties::new(),
             children: vec![],
         });
-        doc.blocks[0].children.push(OutlineNode {
+        doc.blocks[0].children.push(ParsedBlock {
             text: "x".into(),
             properties: Properties::new(),
-            children: vec![OutlineNode {
+            children: vec![ParsedBlock {
                 text: "y".into(),
                 properties: Properties::new(),
                 children: vec![b],
@@ -1045,7 +1045,7 @@ mod tests {
         let original = "\t- a\n\t\t- b\n\t- c\n";
         let mut doc = parse(original);
         doc.blocks[1].text = "c, edited".into();
-        doc.blocks[1].children.push(OutlineNode {
+        doc.blocks[1].children.push(ParsedBlock {
             text: "d".into(),
             properties: Properties::new(),
             children: vec![],
@@ -1100,7 +1100,7 @@ mod tests {
         let mut doc = Syntax::Org.parse(ORG);
         let child = doc.blocks[0].children.remove(0);
         doc.blocks[1].children.push(child);
-        doc.blocks.push(OutlineNode {
+        doc.blocks.push(ParsedBlock {
             text: "third\n  indented code".into(),
             properties: Properties::new(),
             children: vec![],

@@ -8,7 +8,7 @@ use super::syntax::{
     Fence, LinePlace, Literal, after_end_marker, directive_begins, directive_ends, is_escapable,
     is_property_key_char, lines, split_indent,
 };
-use super::{Document, MAX_DEPTH, OutlineNode, Properties};
+use super::{Document, MAX_DEPTH, ParsedBlock, Properties};
 
 /// Writes a document in the canonical style. Total: every document is written, and
 /// `parse(&serialize(doc)) == doc.normalized()`.
@@ -87,7 +87,7 @@ pub(super) fn outside_front_matter(front_matter: &str, properties: &Properties) 
 }
 
 /// Normalizes blocks at `depth` (0 for top-level blocks).
-fn normalize_blocks(blocks: &[OutlineNode], depth: usize) -> Vec<OutlineNode> {
+fn normalize_blocks(blocks: &[ParsedBlock], depth: usize) -> Vec<ParsedBlock> {
     let mut normalized = Vec::with_capacity(blocks.len());
     for block in blocks {
         if depth + 1 < MAX_DEPTH {
@@ -107,8 +107,8 @@ fn normalize_blocks(blocks: &[OutlineNode], depth: usize) -> Vec<OutlineNode> {
 }
 
 /// The block's own text and properties normalized, with the children given.
-fn normalize_block(block: &OutlineNode, children: Vec<OutlineNode>) -> OutlineNode {
-    OutlineNode {
+fn normalize_block(block: &ParsedBlock, children: Vec<ParsedBlock>) -> ParsedBlock {
+    ParsedBlock {
         text: normalize_text(&block.text).into_owned(),
         properties: normalize_properties(&block.properties).into_owned(),
         children,
@@ -117,7 +117,7 @@ fn normalize_block(block: &OutlineNode, children: Vec<OutlineNode>) -> OutlineNo
 
 /// `blocks` and all their descendants in document order, without recursion (the tree given
 /// may be arbitrarily deep).
-pub(super) fn descendants(blocks: &[OutlineNode]) -> impl Iterator<Item = &OutlineNode> {
+pub(super) fn descendants(blocks: &[ParsedBlock]) -> impl Iterator<Item = &ParsedBlock> {
     let mut levels = vec![blocks.iter()];
     std::iter::from_fn(move || {
         loop {
@@ -207,7 +207,7 @@ fn write_properties(properties: &Properties, prefix: &str, out: &mut String) {
 
 /// Writes a block at the depth given by `indent` (one tab per level), then its children;
 /// at the deepest level, its descendants as its siblings.
-fn write_block(node: &OutlineNode, indent: &mut String, out: &mut String) {
+fn write_block(node: &ParsedBlock, indent: &mut String, out: &mut String) {
     write_block_lines(node, indent, Opening::Bullet, out);
     if indent.len() + 1 >= MAX_DEPTH {
         for descendant in descendants(&node.children) {
@@ -239,7 +239,7 @@ pub(super) enum Opening {
 /// `indent` and opened as `opening` says (a bullet where the block has no properties to
 /// open with).
 pub(super) fn write_block_lines(
-    node: &OutlineNode,
+    node: &ParsedBlock,
     indent: &str,
     opening: Opening,
     out: &mut String,

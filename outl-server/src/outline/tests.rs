@@ -6,8 +6,8 @@ use proptest::prelude::*;
 
 use super::*;
 
-fn node(text: &str, properties: &[(&str, &str)], children: Vec<OutlineNode>) -> OutlineNode {
-    OutlineNode {
+fn node(text: &str, properties: &[(&str, &str)], children: Vec<ParsedBlock>) -> ParsedBlock {
+    ParsedBlock {
         text: text.to_owned(),
         properties: properties
             .iter()
@@ -17,7 +17,7 @@ fn node(text: &str, properties: &[(&str, &str)], children: Vec<OutlineNode>) -> 
     }
 }
 
-fn leaf(text: &str) -> OutlineNode {
+fn leaf(text: &str) -> ParsedBlock {
     node(text, &[], Vec::new())
 }
 
@@ -60,7 +60,7 @@ fn parses_the_example_page() {
 #[test]
 fn nesting_follows_columns_whatever_the_indentation() {
     let tree = |doc: &Document| {
-        fn shape(nodes: &[OutlineNode]) -> String {
+        fn shape(nodes: &[ParsedBlock]) -> String {
             nodes
                 .iter()
                 .map(|n| format!("{}({})", n.text, shape(&n.children)))
@@ -409,7 +409,7 @@ fn blank_lines() {
     );
 }
 
-fn descendant_count(blocks: &[OutlineNode]) -> usize {
+fn descendant_count(blocks: &[ParsedBlock]) -> usize {
     blocks
         .iter()
         .map(|block| 1 + descendant_count(&block.children))
@@ -660,8 +660,8 @@ fn nasty_properties() -> impl Strategy<Value = Properties> {
     })
 }
 
-fn nasty_node() -> impl Strategy<Value = OutlineNode> {
-    let leaf = (nasty_text(), nasty_properties()).prop_map(|(text, properties)| OutlineNode {
+fn nasty_node() -> impl Strategy<Value = ParsedBlock> {
+    let leaf = (nasty_text(), nasty_properties()).prop_map(|(text, properties)| ParsedBlock {
         text,
         properties,
         children: Vec::new(),
@@ -672,7 +672,7 @@ fn nasty_node() -> impl Strategy<Value = OutlineNode> {
             nasty_properties(),
             prop::collection::vec(inner, 0..3),
         )
-            .prop_map(|(text, properties, children)| OutlineNode {
+            .prop_map(|(text, properties, children)| ParsedBlock {
                 text,
                 properties,
                 children,
@@ -825,7 +825,7 @@ proptest! {
 }
 
 /// `blocks` and their descendants in document order.
-fn preorder<'a>(blocks: &'a [OutlineNode], out: &mut Vec<&'a OutlineNode>) {
+fn preorder<'a>(blocks: &'a [ParsedBlock], out: &mut Vec<&'a ParsedBlock>) {
     for block in blocks {
         out.push(block);
         preorder(&block.children, out);
@@ -900,7 +900,7 @@ fn the_demo_workspace_uses_every_feature() {
         fence_with_dash_line: usize,
         max_depth: usize,
     }
-    fn visit(block: &OutlineNode, depth: usize, seen: &mut Seen) {
+    fn visit(block: &ParsedBlock, depth: usize, seen: &mut Seen) {
         seen.max_depth = seen.max_depth.max(depth);
         seen.markers
             .extend(task_marker(&block.text).map(|(marker, _)| marker));

@@ -113,13 +113,13 @@ impl Saved {
     }
 }
 
-/// A cache encoded and waiting to be written by [`Draft::write`]: the checksum is computed
+/// A cache encoded and waiting to be written by [`EncodedCache::write`]: the checksum is computed
 /// there, off the caller's thread.
-pub(super) struct Draft {
+pub(super) struct EncodedCache {
     bytes: Vec<u8>,
 }
 
-impl Draft {
+impl EncodedCache {
     /// The cache of a graph at op-log seq `seq`, read with `settings` (a digest of its
     /// config), with the sections `pages` and `index` put; `None` when the build of outl
     /// cannot be told.
@@ -128,7 +128,7 @@ impl Draft {
         settings: &[u8; 32],
         pages: impl FnOnce(&mut Encoder),
         index: impl FnOnce(&mut Encoder),
-    ) -> Option<Draft> {
+    ) -> Option<EncodedCache> {
         let mut out = Encoder::default();
         out.bytes.extend_from_slice(MAGIC);
         out.bytes.extend_from_slice(&[0; CHECKSUM_LEN]);
@@ -142,7 +142,7 @@ impl Draft {
         let pages_len = (out.bytes.len() - start) as u64;
         out.bytes[len_at..start].copy_from_slice(&pages_len.to_le_bytes());
         index(&mut out);
-        Some(Draft { bytes: out.bytes })
+        Some(EncodedCache { bytes: out.bytes })
     }
 
     /// Writes the cache of the workspace at `root`, atomically: an open reads this one whole or

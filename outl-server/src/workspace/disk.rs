@@ -70,7 +70,7 @@ struct SwappedOut {
 struct Step<T> {
     path: PathBuf,
     tag: T,
-    change: Change,
+    action: Action,
     guard: Guard,
 }
 
@@ -110,7 +110,8 @@ impl Moved {
     }
 }
 
-enum Change {
+/// What a step does to its path.
+enum Action {
     /// `temp` holds `bytes`, to be renamed to the step's path.
     Replace {
         temp: PathBuf,
@@ -164,7 +165,7 @@ impl<T: Clone> Batch<T> {
         self.steps.push(Step {
             path: path.to_path_buf(),
             tag,
-            change: Change::Replace {
+            action: Action::Replace {
                 temp,
                 file: Some(file),
                 bytes,
@@ -179,7 +180,7 @@ impl<T: Clone> Batch<T> {
         self.steps.push(Step {
             path: path.to_path_buf(),
             tag,
-            change: Change::Remove,
+            action: Action::Remove,
             guard,
         });
     }
@@ -196,9 +197,9 @@ impl<T: Clone> Batch<T> {
             .iter()
             .rev()
             .find(|step| step.path == path)
-            .map(|step| match &step.change {
-                Change::Replace { bytes, .. } => Some(bytes.as_slice()),
-                Change::Remove => None,
+            .map(|step| match &step.action {
+                Action::Replace { bytes, .. } => Some(bytes.as_slice()),
+                Action::Remove => None,
             })
     }
 
@@ -213,9 +214,9 @@ impl<T: Clone> Batch<T> {
             files.push((None, file, Fsync::Data));
         }
         for (i, step) in self.steps.iter().enumerate() {
-            if let Change::Replace {
+            if let Action::Replace {
                 file: Some(file), ..
-            } = &step.change
+            } = &step.action
             {
                 files.push((Some(i), file, Fsync::All));
             }
@@ -229,9 +230,9 @@ impl<T: Clone> Batch<T> {
             paths: self
                 .steps
                 .iter()
-                .filter_map(|step| match &step.change {
-                    Change::Replace { temp, .. } => Some(temp.clone()),
-                    Change::Remove => None,
+                .filter_map(|step| match &step.action {
+                    Action::Replace { temp, .. } => Some(temp.clone()),
+                    Action::Remove => None,
                 })
                 .collect(),
         });
@@ -305,8 +306,8 @@ impl<T: Clone> Batch<T> {
             }
         }
         for (i, step) in self.steps.iter_mut().enumerate() {
-            let result = match &mut step.change {
-                Change::Replace { temp, file, bytes } => {
+            let result = match &mut step.action {
+                Action::Replace { temp, file, bytes } => {
                     // Synced already: closed before it takes the name.
                     drop(file.take());
                     let ours = blake3::hash(bytes);
@@ -325,7 +326,7 @@ impl<T: Clone> Batch<T> {
                         true
                     })
                 }
-                Change::Remove => {
+                Action::Remove => {
                     let removed = remove_guarded(&step.path, step.guard);
                     #[cfg(test)]
                     if let Ok(true) = removed {
@@ -376,7 +377,7 @@ impl<T: Clone> Batch<T> {
 impl<T> Drop for Batch<T> {
     fn drop(&mut self) {
         for step in &self.steps {
-            if let Change::Replace { temp, .. } = &step.change {
+            if let Action::Replace { temp, .. } = &step.action {
                 let _ = fs::remove_file(temp);
             }
         }

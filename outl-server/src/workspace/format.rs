@@ -1,7 +1,7 @@
 //! Between the outline format (`crate::outline`) and the workspace model: markdown to blocks
 //! and back.
 
-use crate::outline::{self, Document, Former, OutlineNode, Properties, Syntax};
+use crate::outline::{self, Document, Former, ParsedBlock, Properties, Syntax};
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -41,7 +41,7 @@ pub fn parse_as(syntax: Syntax, text: &str) -> Parsed {
 
 /// The block of a parsed node, each `((uuid))` of its text served as the short id of the
 /// block it names (noted in `ref_uuids`, so that a write gives the file its UUID back).
-fn block_of(node: OutlineNode, ref_uuids: &mut ThinVec<(CompactString, String)>) -> Block {
+fn block_of(node: ParsedBlock, ref_uuids: &mut ThinVec<(CompactString, String)>) -> Block {
     let mut text = node.text;
     if outline::may_ref(&text) {
         let mut seen = Vec::new();
@@ -78,8 +78,8 @@ fn block_of(node: OutlineNode, ref_uuids: &mut ThinVec<(CompactString, String)>)
 /// `((ref))`s that name it. `None` keeps the id as it is.
 pub type RefsOnDisk<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-fn node_of(block: &Block, refs_on_disk: RefsOnDisk<'_>) -> OutlineNode {
-    OutlineNode {
+fn node_of(block: &Block, refs_on_disk: RefsOnDisk<'_>) -> ParsedBlock {
+    ParsedBlock {
         text: outline::map_block_refs(&block.text, refs_on_disk).into_owned(),
         properties: block.properties.clone(),
         children: block

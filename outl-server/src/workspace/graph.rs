@@ -7,11 +7,11 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::cache::{Corrupt, Draft, Persist, Saved, put_all};
+use super::cache::{Corrupt, EncodedCache, Persist, Saved, put_all};
 use super::config::GraphConfig;
 use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
-use super::index::{Index, SearchHit, SearchPage};
+use super::index::{Index, IndexHit, SearchPage};
 use super::load::{Skipped, Stamp};
 use super::model::{Block, BlockList, BlocksRead, Page, PageKind};
 use super::names::{self, slug};
@@ -180,7 +180,7 @@ impl Graph {
     }
 
     /// Full-text search over block text: every hit, best first (see [`Index::search`]).
-    pub fn search(&self, query: &str) -> Vec<SearchHit> {
+    pub fn search(&self, query: &str) -> Vec<IndexHit> {
         self.search_page(query, 0, usize::MAX).hits
     }
 
@@ -277,8 +277,8 @@ impl Graph {
     /// with its stamp, then the index. A frozen page goes without its stamp and is listed, so
     /// that [`restore`](Self::restore) leaves it out and the refresh after it reads the file
     /// again, freezing it anew.
-    pub(super) fn draft(&self, seq: u64, settings: &[u8; 32]) -> Option<Draft> {
-        Draft::new(
+    pub(super) fn encode_cache(&self, seq: u64, settings: &[u8; 32]) -> Option<EncodedCache> {
+        EncodedCache::new(
             seq,
             settings,
             |out| {

@@ -1,19 +1,26 @@
 //! Reading page files: finding them, parsing them, and telling a page outl knows from one it
-//! has never seen and from one edited behind its back.
+//! has never seen and from one edited behind its back; and reading them all, on two threads,
+//! into a graph.
 
+use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 
+use super::Workspace;
 use super::config::GraphConfig;
+use super::disk::Durability;
 use super::format;
+use super::graph::{Graph, Minting, Shadowed};
 use super::ids::{self, carry_ids};
-use super::model::{Page, PageKind};
+use super::model::{BlockList, Page, PageKind};
 use super::names::{self, JOURNALS_DIR, PAGES_DIR};
 use super::sidecar::Sidecar;
 use super::{content_hash, frozen::Frozen};
+use crate::Error;
 use crate::outline::{Properties, Syntax};
 
 /// Size, modification time and status-change time of a page file as last verified: when all
@@ -333,4 +340,203 @@ pub fn base_page(file: &str, sidecar: &Sidecar, config: &GraphConfig) -> Page {
         ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
     }
     page
+}
+
+impl Workspace {
+    /// Reads every page file into a fresh graph (at open).
+    pub(super) fn load_all(&self) -> Result<Graph, Error> {
+        let (files, skipped) = page_files(&self.root, &self.config.hidden);
+        let (loaded, blocks) = load_parallel(&self.root, &files, &self.config);
+        let mut graph = Graph::with_config(self.config.clone());
+        graph.skipped = skipped;
+        graph.reserve(loaded.len(), blocks);
+        self.adopt(&mut graph, loaded, true)?;
+        graph.build_index();
+        Ok(graph)
+    }
+
+    /// Adds loaded page files to `graph`: resolves duplicate slugs, fills ids, and writes the
+    /// sidecars of pages seen for the first time. With `index_later`, the pages are left out
+    /// of the index, for one [`Graph::build_index`] over all of them.
+    pub(super) fn adopt(
+        &self,
+        graph: &mut Graph,
+        loaded: Vec<FileRead>,
+        index_later: bool,
+    ) -> Result<(), Error> {
+        let mut pages: Vec<Option<Loaded>> = Vec::with_capacity(loaded.len());
+        // Each page's slug, taken out of the page to be sorted, and where the page is.
+        let mut slugs: Vec<(String, usize)> = Vec::with_capacity(loaded.len());
+        for (file, result) in loaded {
+            match result {
+                Ok(mut l) => {
+                    slugs.push((std::mem::take(&mut l.page.slug), pages.len()));
+                    pages.push(Some(l));
+                }
+                Err(reason) => graph.skipped.push(Skipped { file, reason }),
+            }
+        }
+        // By slug, and the files of one slug in the order they came: path order.
+        slugs.sort_unstable();
+        for group in slugs.chunk_by_mut(|a, b| a.0 == b.0) {
+            let slug = std::mem::take(&mut group[0].0);
+            let files = group.iter().map(|&(_, i)| i);
+            if let Some(existing) = graph.page(&slug) {
+                let served_by = existing.file.clone();
+                for l in files.filter_map(|i| pages[i].take()) {
+                    graph.shadowed.push(Shadowed {
+                        file: l.page.file,
+                        slug: slug.clone(),
+                        served_by: served_by.clone(),
+                    });
+                }
+                continue;
+            }
+            let winner = match &*group {
+                [(_, only)] => *only,
+                _ => files
+                    .clone()
+                    .find(|&i| {
+                        pages[i].as_ref().is_some_and(|l| {
+                            own_file_of(&l.page, &self.config).as_ref() == Some(&l.page.file)
+                        })
+                    })
+                    .unwrap_or(group[0].1),
+            };
+            let Some(mut loaded) = pages[winner].take() else {
+                continue;
+            };
+            for other in files.filter_map(|i| pages[i].take()) {
+                graph.shadowed.push(Shadowed {
+                    file: other.page.file,
+                    slug: slug.clone(),
+                    served_by: loaded.page.file.clone(),
+                });
+            }
+            loaded.page.slug = slug;
+            let reminted = if index_later {
+                graph.fill_ids_and_number(&mut loaded.page)
+            } else {
+                graph.fill_ids(
+                    &mut loaded.page,
+                    &HashSet::new(),
+                    &mut HashSet::new(),
+                    Minting::Derived,
+                )
+            };
+            let frozen = match loaded.origin {
+                Origin::Ahead(frozen) => Some(frozen),
+                Origin::New => {
+                    self.write_sidecar(&loaded)?;
+                    None
+                }
+                Origin::Known => {
+                    if reminted {
+                        self.write_sidecar(&loaded)?;
+                    }
+                    None
+                }
+            };
+            if index_later {
+                graph.insert_numbered(loaded.page, Some(loaded.stamp), frozen);
+            } else {
+                graph.insert(loaded.page, Some(loaded.stamp), frozen);
+            }
+        }
+        graph.shadowed.sort_by(|a, b| a.file.cmp(&b.file));
+        graph.shadowed.dedup();
+        Ok(())
+    }
+
+    /// Sidecar of a page outl has just read for the first time. Its ids derive from the page,
+    /// so losing this write to a crash loses nothing: no fsync.
+    fn write_sidecar(&self, loaded: &Loaded) -> Result<(), Error> {
+        let sidecar = Sidecar {
+            hash: loaded.page.hash.clone(),
+            ids: loaded
+                .page
+                .blocks()
+                .preorder()
+                .iter()
+                .map(|b| b.id.to_string())
+                .collect(),
+            base: loaded.md.clone(),
+        };
+        sidecar.write(&self.root, &loaded.page.file, Durability::Atomic)?;
+        Ok(())
+    }
+}
+
+/// The file a page's name would be written to, to prefer it among duplicates.
+fn own_file_of(page: &Page, config: &GraphConfig) -> Option<String> {
+    match page.kind {
+        PageKind::Journal { date } => Some(config.journal_file_of(date)),
+        PageKind::Page => names::page_file(&page.name, config.name_format).ok(),
+    }
+}
+
+/// A page file and what reading it gave: the page, or why it cannot be served.
+type FileRead = (String, Result<Loaded, String>);
+
+/// Files a loading thread takes at a time: few enough that both threads finish together
+/// whatever the sizes of the files, enough that taking them costs nothing.
+const LOAD_CHUNK: usize = 256;
+
+/// Loads files, in the order given, on two threads (the machine outl targets has two cores;
+/// more would only contend for the disk); also the number of blocks they hold.
+pub(super) fn load_parallel(
+    root: &Path,
+    files: &[String],
+    config: &GraphConfig,
+) -> (Vec<FileRead>, usize) {
+    let load_chunk = |chunk: &[String]| {
+        let mut blocks = 0;
+        let loaded: Vec<_> = chunk
+            .iter()
+            .map(|file| {
+                let result = load(root, file, config);
+                if let Ok(l) = &result {
+                    blocks += l.page.body.count();
+                }
+                (file.clone(), result)
+            })
+            .collect();
+        (loaded, blocks)
+    };
+    if files.len() < 64 {
+        return load_chunk(files);
+    }
+    // Each thread takes the next chunk until none is left, so that neither waits for the other
+    // at the end.
+    let next = AtomicUsize::new(0);
+    let take_chunks = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(chunk) = files.chunks(LOAD_CHUNK).nth(i) else {
+                return done;
+            };
+            done.push((i, load_chunk(chunk)));
+        }
+    };
+    let mut done = std::thread::scope(|scope| {
+        let other = scope.spawn(take_chunks);
+        let mut done = take_chunks();
+        // Chunks a failed thread took are loaded again below.
+        done.extend(other.join().unwrap_or_default());
+        done
+    });
+    done.sort_unstable_by_key(|&(i, _)| i);
+    let mut done = done.into_iter().peekable();
+    let mut out = Vec::with_capacity(files.len());
+    let mut blocks = 0;
+    for (i, chunk) in files.chunks(LOAD_CHUNK).enumerate() {
+        let (loaded, count) = match done.next_if(|&(j, _)| j == i) {
+            Some((_, chunk_loaded)) => chunk_loaded,
+            None => load_chunk(chunk),
+        };
+        out.extend(loaded);
+        blocks += count;
+    }
+    (out, blocks)
 }

@@ -182,7 +182,7 @@ struct Skip {
 
 /// Where a block's posting is or would go in a chunk: the block of the posting before it,
 /// where its own begins, and the posting after it with where that begins.
-struct Place {
+struct Slot {
     previous: Option<u32>,
     found: Option<usize>,
     next: Option<(usize, u32)>,
@@ -290,8 +290,8 @@ impl Encoded {
     }
 
     /// Where the posting of `block` is or would go in `chunk`, in one pass over the chunk.
-    fn place(&self, chunk: usize, block: u32) -> Place {
-        let mut place = Place {
+    fn place(&self, chunk: usize, block: u32) -> Slot {
+        let mut place = Slot {
             previous: None,
             found: None,
             next: None,
@@ -339,7 +339,7 @@ impl Encoded {
 
     /// Adds a posting with a count of 1 for `block`, which `chunk` does not hold, at its
     /// `place`, in place: the posting after it is measured from it instead.
-    fn insert(&mut self, chunk: usize, block: u32, place: Place) {
+    fn insert(&mut self, chunk: usize, block: u32, place: Slot) {
         let end = self.chunk_bytes(chunk).end;
         let mut replacement = Vec::with_capacity(12);
         put_posting(&mut replacement, place.previous.map_or(0, |p| block - p), 1);
@@ -424,7 +424,7 @@ impl Encoded {
         }
         let chunk = self.chunk_of(block);
         let end = self.chunk_bytes(chunk).end;
-        let Place {
+        let Slot {
             previous,
             found,
             next,

@@ -5,6 +5,9 @@ use std::path::Path;
 
 use serde_json::json;
 
+use super::disk::Durability;
+use super::outside_edits::{Listing, Stamps};
+use super::sidecar::Sidecar;
 use super::*;
 use chrono::NaiveDate;
 use compact_str::CompactString;
