@@ -3,7 +3,7 @@
 //!
 //! One representative call per tool (reads on a typical page and journal day, writes on a
 //! scratch copy so that they are real), run through the registry in process. The same handler
-//! output is projected twice: by `mcp::payload::tool_success_payload`, as the server sends it,
+//! output is projected twice: by `outl_registry::tool_success_payload`, as the server sends it,
 //! and by [`pre_rfc_result`], as it was sent before. Each is measured as the whole JSON-RPC
 //! `result` object, compact as on the wire, in bytes and in o200k tokens.
 
@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use clap::Args;
+use outl_registry::{Payload, Reply, ToolEntry, tool_definitions, tool_success_payload};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 
@@ -19,9 +20,9 @@ use super::prerfc::pre_rfc_result;
 use super::scratch::Scratch;
 use super::stats;
 use crate::actions::REGISTRY;
-use crate::mcp::payload::{prune_gui_fields, tool_success_payload};
-use crate::mcp::registry::{Payload, Reply, ToolEntry};
-use crate::mcp::server::tool_definitions;
+
+use crate::Error;
+use crate::mcp::payload::prune_gui_fields;
 use crate::workspace::{Block, BlockList, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
@@ -67,7 +68,7 @@ impl std::ops::AddAssign<&Measured> for Measured {
 }
 
 /// Measures the reply to one call of `tool` whose handler returned `data`.
-pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, data: Value) -> Measured {
+pub fn measure(bpe: &CoreBPE, tool: &ToolEntry<Workspace, Error>, data: Value) -> Measured {
     let tokens = |text: &str| bpe.encode_ordinary(text).len() as u64;
     let pre_rfc = pre_rfc_result(tool.name(), &data).to_string();
     let sent = wire_text(tool.spec.payload, data.clone());
@@ -144,7 +145,11 @@ impl ToolsList {
 
 /// The `result` object the server sends for this handler output, as compact JSON.
 fn wire_text(payload: Payload, data: Value) -> String {
-    let mut result = tool_success_payload(&Reply::new("outl bench replies", payload, data));
+    let mut result = tool_success_payload(&Reply::<Error>::new::<Workspace, _>(
+        "outl bench replies",
+        payload,
+        data,
+    ));
     // rmcp leaves `resultType` (a 2026-07-28 field) out for peers on the protocol versions outl
     // speaks, so it is not part of what is sent.
     result.result_type = None;
@@ -376,8 +381,10 @@ fn make_today_typical(root: &Path, today: NaiveDate) -> Result<(), String> {
 /// Reads first, then writes, then undo and redo (which need the writes before them), then the
 /// log: every other read sees the workspace as generated, and the history tools have
 /// something to act on.
-fn in_call_order(tools: &'static [ToolEntry]) -> Vec<&'static ToolEntry> {
-    let rank = |tool: &ToolEntry| match tool.name() {
+fn in_call_order(
+    tools: &'static [ToolEntry<Workspace, Error>],
+) -> Vec<&'static ToolEntry<Workspace, Error>> {
+    let rank = |tool: &ToolEntry<Workspace, Error>| match tool.name() {
         "outl_undo" => 3,
         "outl_redo" => 4,
         // The log is read last, when it holds the writes above.
@@ -387,7 +394,7 @@ fn in_call_order(tools: &'static [ToolEntry]) -> Vec<&'static ToolEntry> {
         _ if tool.spec.annotations.destructive => 2,
         _ => 1,
     };
-    let mut ordered: Vec<&ToolEntry> = tools.iter().collect();
+    let mut ordered: Vec<&ToolEntry<Workspace, Error>> = tools.iter().collect();
     ordered.sort_by_key(|tool| rank(tool));
     ordered
 }

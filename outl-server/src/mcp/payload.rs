@@ -1,81 +1,38 @@
-//! The one owner of the MCP reply shape (RFC 0276). Handlers compute the same data for the
-//! CLI and for MCP; this module decides what of it reaches the MCP wire.
+//! The one owner of outl's projection of a success reply (RFC 0276), which the registry runtime
+//! calls through its hook (`impl ToolContext for Workspace`, in `mcp`): handlers compute the
+//! same data for the CLI and for MCP, and a JSON payload reaches the MCP wire without the
+//! GUI-only fields of outline nodes. What a markdown payload sends and an error's envelope are
+//! the runtime's (`outl_registry::tool_success_payload`, `tool_error_payload`).
 //!
-//! A projection is a place to drop what the reader can re-derive, never the only copy: a
-//! success drops GUI-only outline fields and, for markdown tools, the fields the caller
-//! already has; an error drops nothing.
+//! A projection is a place to drop what the reader can re-derive, never the only copy.
 
 use std::cell::{Cell, RefCell};
 use std::io;
 use std::ops::Range;
 
-use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::ser::Formatter;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use crate::Error;
 use crate::mcp::json;
-use crate::mcp::registry::{Payload, Reply};
-
-/// A success reply: content only, no `structuredContent` (no tool declares an output
-/// schema, so none is owed). `content[0].text` is the pruned data as compact JSON, or for a
-/// markdown tool the raw markdown of its field, followed, when the markdown is a slice cut
-/// short, by its `cut` field as compact JSON in `content[1].text`. An output that cannot be
-/// serialized (a handler bug) is sent as the error it is.
-pub fn tool_success_payload(reply: &Reply) -> CallToolResult {
-    match success_texts(reply) {
-        Ok(texts) => {
-            let content = texts.into_iter().map(ContentBlock::text).collect();
-            let mut result = CallToolResult::success(content);
-            // `isError` defaults to false; leaving it out keeps every success reply minimal.
-            result.is_error = None;
-            result
-        }
-        Err(err) => tool_error_payload(&err),
-    }
-}
-
-fn success_texts(reply: &Reply) -> Result<Vec<String>, Error> {
-    let Payload::Markdown { field, cut } = reply.payload else {
-        return Ok(vec![compact_pruned_json(reply)?]);
-    };
-    let mut data = reply.data()?;
-    let Some(Value::String(markdown)) = data.get_mut(field) else {
-        // The macro checks that the field is a String, so this is a handler bug; sending the
-        // whole payload keeps every field the caller could need.
-        tracing::error!(
-            field,
-            "markdown payload field missing from the reply; sending JSON"
-        );
-        return Ok(vec![compact_pruned_json(reply)?]);
-    };
-    let mut texts = vec![std::mem::take(markdown)];
-    if let Some(cut) = cut
-        .and_then(|cut| data.get(cut))
-        .filter(|cut| !cut.is_null())
-    {
-        texts.push(cut.to_string());
-    }
-    Ok(texts)
-}
 
 /// The bytes `output` takes as the text of an MCP success reply of a JSON payload: its compact
 /// JSON with what RFC 0276 prunes left out. What a reply budget counts.
 pub fn wire_len<T: Serialize + ?Sized>(output: &T) -> usize {
-    while_projecting(|| pruned_json(output)).map_or(0, |json| json.len())
+    success_json(output).map_or(0, |json| json.len())
 }
 
-/// The reply's data as compact JSON without GUI fields: the bytes of [`prune_gui_fields`] on
-/// its `Value` written compact, made without building that `Value` and without computing the
-/// `tokens` it would prune.
-fn compact_pruned_json(reply: &Reply) -> Result<String, Error> {
-    while_projecting(|| reply.pruned_json())
+/// The text of an MCP success reply of a JSON payload, outl's projection hook
+/// ([`ToolContext::success_json`](outl_registry::ToolContext::success_json)): the bytes of
+/// [`prune_gui_fields`] on the output's `Value` written compact, made without building that
+/// `Value` and without computing the `tokens` it would prune.
+pub fn success_json<T: Serialize + ?Sized>(output: &T) -> Result<String, serde_json::Error> {
+    while_projecting(|| pruned_json(output))
 }
 
 /// `output` as compact JSON with RFC 0276's pruning applied as it is written (see
-/// [`PruningFormatter`]); what [`Reply::pruned_json`] runs for the output's type. It is
-/// written into a buffer kept by the thread (see [`json::with_buffer`]) and copied out once.
+/// [`PruningFormatter`]). It is written into a buffer kept by the thread (see
+/// [`json::with_buffer`]) and copied out once.
 pub(crate) fn pruned_json<T: Serialize + ?Sized>(output: &T) -> Result<String, serde_json::Error> {
     json::with_buffer(&PROJECTION_BUFFER, |out| {
         let formatter = PruningFormatter {
@@ -341,32 +298,29 @@ impl Formatter for PruningFormatter<'_> {
     }
 }
 
-/// An error reply keeps its envelope: `structuredContent` is the only machine-readable copy
-/// of `error.data` (RFC 0276 decision 3); the text is a one-line `CODE: message` summary.
-pub fn tool_error_payload(err: &Error) -> CallToolResult {
-    let summary = format!("{}: {}", err.code, one_line(&err.message));
-    let mut result = CallToolResult::error(vec![ContentBlock::text(summary)]);
-    result.structured_content = Some(json!({ "ok": false, "error": err }));
-    result
-}
-
-fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 #[cfg(test)]
 mod tests {
+    use outl_registry::{Payload, Reply, tool_error_payload, tool_success_payload};
+    use rmcp::model::{CallToolResult, ContentBlock};
+    use serde_json::json;
+
     use super::*;
-    use crate::ErrorCode;
     use crate::actions::REGISTRY;
     use crate::outline::{Document, OutlineNode};
     use crate::workspace::BlockList;
+    use crate::workspace::Workspace;
+    use crate::{Error, ErrorCode};
 
     fn text_of(result: &CallToolResult) -> &str {
         match result.content.as_slice() {
             [ContentBlock::Text(text)] => &text.text,
             other => panic!("expected exactly one text block, got {other:?}"),
         }
+    }
+
+    /// A reply of outl's tools, whose output is `data`.
+    fn reply(tool: &'static str, payload: Payload, data: Value) -> Reply<Error> {
+        Reply::new::<Workspace, _>(tool, payload, data)
     }
 
     fn wire(result: &CallToolResult) -> Value {
@@ -388,7 +342,7 @@ mod tests {
     #[test]
     fn success_payload_is_content_only_and_compact() {
         let data = json!({"slug": "project-x", "blocks": [handler_node("a1", "hello", vec![])]});
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, data));
+        let result = tool_success_payload(&reply("test", Payload::Json, data));
         let wire = wire(&result);
         assert!(
             wire.get("structuredContent").is_none(),
@@ -402,7 +356,7 @@ mod tests {
         );
         assert!(!text.contains('\n'), "success text is pretty-printed");
 
-        let markdown = Reply::new(
+        let markdown = reply(
             "test",
             Payload::Markdown {
                 field: "md",
@@ -422,7 +376,7 @@ mod tests {
             cut: Some("cut"),
         };
         let cut = json!({"next_cursor": "2", "remaining": 5});
-        let sliced = Reply::new(
+        let sliced = reply(
             "test",
             payload,
             json!({"slug": "p", "md": "- a\n", "cut": cut}),
@@ -434,7 +388,7 @@ mod tests {
             r#"{"next_cursor":"2","remaining":5}"#
         );
         assert!(wire.get("structuredContent").is_none());
-        let whole = Reply::new(
+        let whole = reply(
             "test",
             payload,
             json!({"slug": "p", "md": "- a\n", "cut": null}),
@@ -506,7 +460,7 @@ mod tests {
             "outline": [handler_node("k3f9q2", "TODO call Bob", vec![handler_node("m2x7", "notes", vec![])])],
             "md": "- TODO call Bob\n\t- notes\n",
         });
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, data));
+        let result = tool_success_payload(&reply("test", Payload::Json, data));
         let sent: Value = serde_json::from_str(text_of(&result)).expect("journal text is JSON");
         assert_eq!(sent["date"], "2026-03-14");
         assert_eq!(sent["outline"][0]["id"], "k3f9q2");
@@ -555,7 +509,7 @@ mod tests {
             }],
         };
         let data = serde_json::to_value(&document).expect("the AST serializes");
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, data.clone()));
+        let result = tool_success_payload(&reply("test", Payload::Json, data.clone()));
         let sent: Value = serde_json::from_str(text_of(&result)).expect("JSON text");
         assert_eq!(sent, data, "the projection changed the parser AST");
         let back: Document =
@@ -564,7 +518,7 @@ mod tests {
     }
 
     /// What the projection must send: the whole output as a `Value`, pruned, written compact.
-    fn straightforward_projection(reply: &Reply) -> String {
+    fn straightforward_projection(reply: &Reply<Error>) -> String {
         let mut data = reply.data().expect("the output is JSON");
         if let Payload::Markdown { field, .. } = reply.payload
             && let Some(Value::String(markdown)) = data.get(field)
