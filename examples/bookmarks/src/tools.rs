@@ -81,6 +81,8 @@ pub struct ReadingListOf {
 
 #[derive(Serialize, ToolFields)]
 pub struct ReadingList {
+    /// As sent: absent when the caller sent none, so that the drop as `arg` holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
     /// The ids of the listed bookmarks, in the order of `md`.
     pub ids: Vec<u64>,
