@@ -13,8 +13,8 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
+use outl_registry::tool_success_payload;
 use outl_server::actions::REGISTRY;
-use outl_server::mcp::payload::tool_success_payload;
 use outl_server::workspace::Workspace;
 use serde_json::{Map, Value};
 

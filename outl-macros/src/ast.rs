@@ -12,16 +12,20 @@ use crate::ctxt::Ctxt;
 fn signature_error(why: &str) -> String {
     format!(
         "a handler whose signature the registry cannot call: {why}.\n\
-         expected `fn NAME(ws: &Workspace, args: ArgsType) -> Result<OutputType, Error>`, where ArgsType \
-         derives Deserialize, JsonSchema and ToolFields, and OutputType derives Serialize"
+         expected `fn NAME(cx: &Context, args: ArgsType) -> Result<OutputType, ErrorType>`, where Context \
+         implements ToolContext, ArgsType derives Deserialize, JsonSchema and ToolFields, OutputType derives \
+         Serialize, and ErrorType implements ToolError"
     )
 }
 
 /// A handler whose signature the registry can call.
 pub struct Handler<'a> {
     pub item: &'a ItemFn,
+    /// What the first parameter borrows.
+    pub context: &'a Type,
     pub args: &'a Type,
     pub output: &'a Type,
+    pub error: &'a Type,
     pub description: Option<String>,
 }
 
@@ -35,7 +39,7 @@ impl<'a> Handler<'a> {
             refuse(
                 cx,
                 asyncness,
-                "it is `async`, and handlers are synchronous (the workspace does blocking, fsync'ed I/O and the MCP layer runs each call on a blocking thread)",
+                "it is `async`, and handlers are synchronous (a server runs each call on a blocking thread, where a handler may do blocking I/O)",
             );
         }
         if !sig.generics.params.is_empty() {
@@ -49,18 +53,18 @@ impl<'a> Handler<'a> {
             refuse(cx, variadic, "it is variadic");
         }
         let inputs: Vec<&FnArg> = sig.inputs.iter().collect();
-        let args = match inputs.as_slice() {
-            [ws, args] => {
-                let ws_ok = match ws {
+        let (context, args) = match inputs.as_slice() {
+            [context, args] => {
+                let context = match context {
                     FnArg::Typed(pat) => match &*pat.ty {
-                        Type::Reference(r) if r.mutability.is_none() => true,
+                        Type::Reference(r) if r.mutability.is_none() => Some(&*r.elem),
                         other => {
                             refuse(
                                 cx,
                                 other,
-                                "its first parameter must be the workspace, borrowed shared: `&Workspace`",
+                                "its first parameter must be the context the tools run in, borrowed shared: `&Context`",
                             );
-                            false
+                            None
                         }
                     },
                     FnArg::Receiver(receiver) => {
@@ -69,7 +73,7 @@ impl<'a> Handler<'a> {
                             receiver,
                             "it takes `self`, and handlers are free functions",
                         );
-                        false
+                        None
                     }
                 };
                 let args = match args {
@@ -93,7 +97,7 @@ impl<'a> Handler<'a> {
                         None
                     }
                 };
-                args.filter(|_| ws_ok)
+                (context, args)
             }
             _ => {
                 let why = format!(
@@ -106,17 +110,17 @@ impl<'a> Handler<'a> {
                 } else {
                     refuse(cx, &sig.inputs, &why);
                 }
-                None
+                (None, None)
             }
         };
-        let output = match &sig.output {
-            ReturnType::Type(_, ty) => match result_ok_type(ty) {
-                Some(output) => Some(output),
+        let result = match &sig.output {
+            ReturnType::Type(_, ty) => match result_types(ty) {
+                Some(types) => Some(types),
                 None => {
                     refuse(
                         cx,
                         ty,
-                        "it must return `Result<_, _>`, whose error becomes the tool's error reply",
+                        "it must return `Result<_, ErrorType>`, whose error becomes the tool's error reply",
                     );
                     None
                 }
@@ -137,17 +141,21 @@ impl<'a> Handler<'a> {
                 "a tool needs a doc comment: it becomes the tool's description, which is what the model reads to decide when to call it",
             );
         }
+        let (output, error) = result?;
         Some(Handler {
             item,
+            context: context?,
             args: args?,
-            output: output?,
+            output,
+            error,
             description,
         })
     }
 }
 
-/// `T` of `Result<T, E>` (any path ending in `Result` with a type argument).
-fn result_ok_type(ty: &Type) -> Option<&Type> {
+/// `T` and `E` of `Result<T, E>` (any path ending in `Result` with two type arguments): the
+/// error type is read where it is written, as the tool's error type.
+fn result_types(ty: &Type) -> Option<(&Type, &Type)> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
     if last.ident != "Result" {
@@ -156,10 +164,14 @@ fn result_ok_type(ty: &Type) -> Option<&Type> {
     let PathArguments::AngleBracketed(args) = &last.arguments else {
         return None;
     };
-    args.args.iter().find_map(|arg| match arg {
+    let mut types = args.args.iter().filter_map(|arg| match arg {
         GenericArgument::Type(t) => Some(t),
         _ => None,
-    })
+    });
+    match (types.next(), types.next(), types.next()) {
+        (Some(output), Some(error), None) => Some((output, error)),
+        _ => None,
+    }
 }
 
 /// The doc comment as one text: lines joined into paragraphs, paragraphs and list items kept.

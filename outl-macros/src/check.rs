@@ -30,7 +30,7 @@ pub enum PayloadDecl {
     },
 }
 
-const KEYS: &str = "name, payload, drops, read_only, destructive, idempotent";
+const KEYS: &str = "name, payload, drops, read_only, destructive, idempotent, crate";
 const FLAGS: [&str; 3] = ["read_only", "destructive", "idempotent"];
 
 pub fn tool_decl(
@@ -51,7 +51,7 @@ pub fn tool_decl(
             cx.error_spanned_by(
                 &key,
                 format!(
-                    "`{key_text}`: outl tools declare no output schema. RFC 0276 decision 1: a declared outputSchema obliges structuredContent on every success; outl replies are content-only.\nRemove it: the reply's shape is the return type, and tools.toml records it for review"
+                    "`{key_text}`: a tool declares no output schema. RFC 0276 decision 1: a declared outputSchema obliges structuredContent on every success; a success reply is content-only.\nRemove it: the reply's shape is the return type, and tools.toml records it for review"
                 ),
             );
             continue;
@@ -83,7 +83,7 @@ pub fn tool_decl(
             ),
             ("title", _) => cx.error_spanned_by(
                 &key,
-                "outl sends no title: a host shows a tool without one by its name, the doc comment says what it does, and a title would cost every `tools/list` a few tokens more per tool (docs/performance.md). Remove it",
+                "a tool sends no title: a host shows a tool without one by its name, the doc comment says what it does, and a title would cost every `tools/list` a few tokens more per tool. Remove it",
             ),
             ("annotations", _) => cx.error_spanned_by(&key, "annotations are the flags `read_only`, `destructive`, `idempotent`, written alone"),
             (_, _) => cx.error_spanned_by(&key, format!("unknown key `{key_text}`; the keys are {KEYS}")),

@@ -1,5 +1,6 @@
-//! Code generation. Runtime items are named by absolute path (`::outl_server::...`), which
-//! also resolves inside `outl_server` itself (`extern crate self as outl_server`).
+//! Code generation. Runtime items are named by absolute path, `::outl_registry::...`, or
+//! through the path a `crate = "..."` gives, as serde's `#[serde(crate = "...")]` works: for a
+//! crate that re-exports the runtime, or the runtime's own tests.
 
 use std::path::Path;
 
@@ -10,13 +11,71 @@ use syn::punctuated::Punctuated;
 use syn::{Attribute, Ident, ItemFn, Token, Visibility};
 
 use crate::ast::{FieldsInput, Handler, type_text};
-use crate::attr::{self, WhySyntax};
+use crate::attr::{self, Entry, Value, WhySyntax};
 use crate::check::{self, PayloadDecl, ToolDecl};
 use crate::contract::ContractFile;
 use crate::ctxt::Ctxt;
 
-fn runtime() -> TokenStream {
-    quote!(::outl_server::mcp::registry)
+/// The runtime crate, as generated code names it unless told otherwise.
+fn default_runtime() -> TokenStream {
+    quote!(::outl_registry)
+}
+
+/// The path of `crate = "path"`, the one way each macro is told where the runtime is.
+fn runtime_path(cx: &mut Ctxt, lit: &syn::LitStr) -> Option<TokenStream> {
+    match lit.parse::<syn::Path>() {
+        Ok(path) => Some(path.to_token_stream()),
+        Err(_) => {
+            cx.error_spanned_by(lit, "`crate` is the path of the runtime crate, as a string: `crate = \"my_crate::registry\"`");
+            None
+        }
+    }
+}
+
+/// `crate = "path"` of an attribute of the derive or of `registry!` (`#[NAME(crate = "...")]`),
+/// which the macro consumes.
+fn runtime_of_attrs(cx: &mut Ctxt, attrs: &mut Vec<Attribute>, name: &str) -> TokenStream {
+    let mut runtime = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident(name)) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: syn::LitStr = meta.value()?.parse()?;
+                runtime = runtime_path(cx, &lit).or(runtime.take());
+                Ok(())
+            } else {
+                Err(meta.error(format!(
+                    "the only key of #[{name}(...)] is `crate = \"...\"`"
+                )))
+            }
+        });
+        if let Err(e) = parsed {
+            cx.syn_error(e);
+        }
+    }
+    attrs.retain(|a| !a.path().is_ident(name));
+    runtime.unwrap_or_else(default_runtime)
+}
+
+/// `crate = "path"` of `#[tool(...)]`, taken out of its entries.
+fn runtime_of_entries(cx: &mut Ctxt, entries: &mut Vec<Entry>) -> TokenStream {
+    let mut runtime = None;
+    entries.retain(|entry| {
+        if entry.key != "crate" {
+            return true;
+        }
+        match &entry.value {
+            Value::Assign(tokens) => match syn::parse2::<syn::LitStr>(tokens.clone()) {
+                Ok(lit) => runtime = runtime_path(cx, &lit).or(runtime.take()),
+                Err(_) => cx.error_spanned_by(
+                    tokens,
+                    "`crate` is a string: `crate = \"path::to::runtime\"`",
+                ),
+            },
+            _ => cx.error_spanned_by(&entry.key, "expected `crate = \"path::to::runtime\"`"),
+        }
+        false
+    });
+    runtime.unwrap_or_else(default_runtime)
 }
 
 pub fn tool(attr: TokenStream, item: TokenStream, source: Option<&Path>) -> TokenStream {
@@ -25,14 +84,15 @@ pub fn tool(attr: TokenStream, item: TokenStream, source: Option<&Path>) -> Toke
         Err(_) => {
             let error = syn::Error::new(
                 Span::call_site(),
-                "#[tool] goes on a handler fn: `fn NAME(ws: &Workspace, args: ArgsType) -> Result<OutputType, Error>`",
+                "#[tool] goes on a handler fn: `fn NAME(cx: &Context, args: ArgsType) -> Result<OutputType, ErrorType>`",
             );
             let error = error.to_compile_error();
             return quote!(#item #error);
         }
     };
     let mut cx = Ctxt::default();
-    let entries = attr::parse_entries(&mut cx, attr);
+    let mut entries = attr::parse_entries(&mut cx, attr);
+    let rt = runtime_of_entries(&mut cx, &mut entries);
     let handler = Handler::from_fn(&mut cx, &item_fn);
     let decl = check::tool_decl(&mut cx, Span::call_site(), &item_fn.sig.ident, entries);
     let contract = ContractFile::load(source)
@@ -40,22 +100,63 @@ pub fn tool(attr: TokenStream, item: TokenStream, source: Option<&Path>) -> Toke
         .ok();
     match (handler, decl, contract) {
         (Some(handler), Some(decl), Some(contract)) if !cx.has_errors() => {
-            expand_tool(&handler, &decl, &contract)
+            expand_tool(&rt, &handler, &decl, &contract)
         }
         _ => {
             let errors = cx.to_compile_errors();
-            quote!(#item_fn #errors)
+            let stand_in = stand_in(&rt, &item_fn);
+            quote!(#item_fn #errors #stand_in)
         }
     }
 }
 
-fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) -> TokenStream {
-    let rt = runtime();
+/// What takes the place of a tool the macro refused: the struct `registry!` lists and the
+/// traits it asks for, for any context and error, so that the item's errors are the only ones.
+/// It is never called: the build has already failed.
+fn stand_in(rt: &TokenStream, item: &ItemFn) -> TokenStream {
+    let vis = &item.vis;
+    let fn_ident = &item.sig.ident;
+    let name = fn_ident.to_string();
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #fn_ident {}
+
+        impl #rt::Tool for #fn_ident {
+            const SPEC: #rt::ToolSpec = #rt::ToolSpec {
+                name: #name,
+                description: "",
+                payload: #rt::Payload::Json,
+                drops: &[],
+                annotations: #rt::Annotations { read_only: false, destructive: false, idempotent: false },
+                params: &[],
+            };
+            const STAND_IN: bool = true;
+
+            fn input_schema() -> &'static #rt::Map<::std::string::String, #rt::Value> {
+                ::core::unreachable!()
+            }
+        }
+
+        impl<C: ?::core::marker::Sized, E> #rt::CallTool<C, E> for #fn_ident {
+            fn call(_: &C, _: #rt::Value) -> ::core::result::Result<#rt::Reply<E>, E> {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+fn expand_tool(
+    rt: &TokenStream,
+    handler: &Handler<'_>,
+    decl: &ToolDecl,
+    contract: &ContractFile,
+) -> TokenStream {
     let item = handler.item;
     let vis = &item.vis;
     let fn_ident = &item.sig.ident;
-    let args = handler.args;
-    let output = handler.output;
+    let (context, args, output, error) =
+        (handler.context, handler.args, handler.output, handler.error);
     let (args_text, output_text) = (type_text(args), type_text(output));
     let name = &decl.name;
     let description = handler.description.as_deref().unwrap_or_default();
@@ -106,7 +207,7 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
                     #name,
                     &[#(#arg_drops),*],
                     &sent,
-                    &#rt::output_to_value(#name, &output)?,
+                    &#rt::output_to_value::<_, #error>(#name, &output)?,
                 );
             },
         )
@@ -121,7 +222,7 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
     }];
     let mut checks = vec![const_check(
         first_span(args),
-        quote!(#rt::checks::documented_args(#name, #args_text, #args_fields)),
+        quote!(#rt::checks::documented_args(#name, #args_text, #args_fields, <#context as #rt::ToolContext>::SHARED_ARGS)),
     )];
     if let PayloadDecl::Markdown { kind, field, cut } = &decl.payload {
         field_lists.push(quote_spanned! {first_span(output)=>
@@ -208,23 +309,18 @@ fn expand_tool(handler: &Handler<'_>, decl: &ToolDecl, contract: &ContractFile) 
                     ::std::sync::OnceLock::new();
                 #rt::cached_input_schema::<#args>(&SCHEMA)
             }
+        }
 
+        impl #rt::CallTool<#context, #error> for #fn_ident {
             fn call(
-                ws: &::outl_server::workspace::Workspace,
+                cx: &#context,
                 args: #rt::Value,
-            ) -> ::core::result::Result<#rt::Value, ::outl_server::Error> {
-                <Self as #rt::Tool>::reply(ws, args)?.data()
-            }
-
-            fn reply(
-                ws: &::outl_server::workspace::Workspace,
-                args: #rt::Value,
-            ) -> ::core::result::Result<#rt::Reply, ::outl_server::Error> {
+            ) -> ::core::result::Result<#rt::Reply<#error>, #error> {
                 #record_sent
-                let args: #args = #rt::decode_args(<Self as #rt::Tool>::input_schema(), args)?;
-                let output = #fn_ident(ws, args).map_err(::core::convert::Into::<::outl_server::Error>::into)?;
+                let args: #args = #rt::decode_args::<#args, #error>(<Self as #rt::Tool>::input_schema(), args)?;
+                let output = #fn_ident(cx, args)?;
                 #check_sent
-                ::core::result::Result::Ok(#rt::Reply::new(#name, <Self as #rt::Tool>::SPEC.payload, output))
+                ::core::result::Result::Ok(#rt::Reply::new::<#context, _>(#name, <Self as #rt::Tool>::SPEC.payload, output))
             }
         }
 
@@ -262,11 +358,12 @@ fn track_file(path: &Path) -> TokenStream {
     )
 }
 
-/// `#(#attrs)* #vis static NAME = [path, ...];`
+/// `#(#attrs)* #vis static NAME: Registry<Context, Error> = [path, ...];`
 struct RegistryInput {
     attrs: Vec<Attribute>,
     vis: Visibility,
     ident: Ident,
+    ty: syn::Type,
     tools: Punctuated<syn::Path, Token![,]>,
 }
 
@@ -276,6 +373,8 @@ impl Parse for RegistryInput {
         let vis = input.parse()?;
         input.parse::<Token![static]>()?;
         let ident = input.parse()?;
+        input.parse::<Token![:]>()?;
+        let ty = input.parse()?;
         input.parse::<Token![=]>()?;
         let list;
         syn::bracketed!(list in input);
@@ -287,24 +386,26 @@ impl Parse for RegistryInput {
             attrs,
             vis,
             ident,
+            ty,
             tools,
         })
     }
 }
 
 pub fn registry(input: TokenStream, source: Option<&Path>) -> TokenStream {
-    let input: RegistryInput = match syn::parse2(input) {
+    let mut input: RegistryInput = match syn::parse2(input) {
         Ok(input) => input,
         Err(e) => {
             let mut e = e;
             e.combine(syn::Error::new(
                 Span::call_site(),
-                "expected `static NAME = [path::to::handler, ...];`",
+                "expected `static NAME: Registry<Context, Error> = [path::to::handler, ...];`",
             ));
             return e.to_compile_error();
         }
     };
     let mut cx = Ctxt::default();
+    let rt = runtime_of_attrs(&mut cx, &mut input.attrs, "registry");
     let mut seen: Vec<String> = Vec::new();
     for path in &input.tools {
         let text = path.to_token_stream().to_string().replace(' ', "");
@@ -323,27 +424,29 @@ pub fn registry(input: TokenStream, source: Option<&Path>) -> TokenStream {
         return cx.to_compile_errors();
     };
 
-    let rt = runtime();
     let RegistryInput {
         attrs,
         vis,
         ident,
+        ty,
         tools,
     } = &input;
     let tools: Vec<&syn::Path> = tools.iter().collect();
     let entries = contract.entry_names();
+    // A refused tool's stand-in has no name of its own to compare: its errors are the item's.
+    let stand_in = quote!(false #(|| <#tools as #rt::Tool>::STAND_IN)*);
     let unique = const_check(
         ident.span(),
-        quote!(#rt::checks::unique_names(&[#((#seen, <#tools as #rt::Tool>::SPEC.name)),*])),
+        quote!(if #stand_in { #rt::checks::Msg::new() } else { #rt::checks::unique_names(&[#((#seen, <#tools as #rt::Tool>::SPEC.name)),*]) }),
     );
     let orphans = const_check(
         ident.span(),
-        quote!(#rt::checks::orphan_entries(&[#(<#tools as #rt::Tool>::SPEC.name),*], &[#(#entries),*])),
+        quote!(if #stand_in { #rt::checks::Msg::new() } else { #rt::checks::orphan_entries(&[#(<#tools as #rt::Tool>::SPEC.name),*], &[#(#entries),*]) }),
     );
     let track_contract = track_file(&contract.path);
     quote! {
         #(#attrs)*
-        #vis static #ident: #rt::Registry = #rt::Registry::new(&[#(#rt::ToolEntry::of::<#tools>()),*]);
+        #vis static #ident: #ty = #rt::Registry::new(&[#(#rt::ToolEntry::of::<#tools>()),*]);
         #unique
         #orphans
         #track_contract
@@ -351,15 +454,15 @@ pub fn registry(input: TokenStream, source: Option<&Path>) -> TokenStream {
 }
 
 pub fn tool_fields(input: TokenStream) -> TokenStream {
-    let input: syn::DeriveInput = match syn::parse2(input) {
+    let mut input: syn::DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
         Err(e) => return e.to_compile_error(),
     };
     let mut cx = Ctxt::default();
+    let rt = runtime_of_attrs(&mut cx, &mut input.attrs, "tool_fields");
     let Some(parsed) = FieldsInput::from_derive(&mut cx, &input) else {
         return cx.to_compile_errors();
     };
-    let rt = runtime();
     let ident = &parsed.input.ident;
     let (impl_generics, ty_generics, where_clause) = parsed.input.generics.split_for_impl();
     let fields = parsed.fields.iter().map(|f| {

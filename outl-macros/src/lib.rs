@@ -5,7 +5,12 @@
 //! collects every error of the item before failing (`check.rs`, `ctxt.rs`), compares it with
 //! `tools.toml` (`contract.rs`) and expands (`expand.rs`). Checks that need the fields of a
 //! type declared elsewhere are emitted as `const` items that fail compilation with a message
-//! (see `outl_server::mcp::registry::checks`).
+//! (see `outl_registry::checks`).
+//!
+//! Generated code names the runtime crate `outl-registry` as `::outl_registry`; each macro takes
+//! `crate = "path"` to name it otherwise, as serde's `#[serde(crate = "...")]` does:
+//! `#[tool(crate = "...")]`, `#[tool_fields(crate = "...")]` beside the derive, and
+//! `#[registry(crate = "...")]` on the static of `registry!`.
 
 mod ast;
 mod attr;
@@ -24,10 +29,11 @@ use proc_macro::TokenStream;
 /// pub fn outl_page_render(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error>
 /// ```
 ///
-/// Keys: `name = "..."` (default: the fn name),
+/// The first parameter borrows the context the tool runs in (a `ToolContext`), the error type
+/// of the `Result` is the tool's (a `ToolError`). Keys: `name = "..."` (default: the fn name),
 /// `payload = json | markdown(FIELD)` (required), `drops(FIELD = arg | "where else", ...)`
-/// (markdown only), and the flags `read_only`, `destructive`, `idempotent`. The doc comment is
-/// the description. See docs/development.md, "Add an MCP tool".
+/// (markdown only), the flags `read_only`, `destructive`, `idempotent`, and `crate = "..."`.
+/// The doc comment is the description. See the README.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let source = source_file();
@@ -39,7 +45,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// ```ignore
 /// outl_macros::registry! {
 ///     /// Every tool of the server.
-///     pub static TOOLS = [pages::outl_page_list, pages::outl_page_get];
+///     pub static TOOLS: Registry<Workspace, Error> = [pages::outl_page_list, pages::outl_page_get];
 /// }
 /// ```
 ///
@@ -52,7 +58,7 @@ pub fn registry(input: TokenStream) -> TokenStream {
 
 /// List a struct's fields (wire names, types as written) for the compile-time checks of
 /// `#[tool]`: on every argument type, and on the return type of a markdown tool.
-#[proc_macro_derive(ToolFields)]
+#[proc_macro_derive(ToolFields, attributes(tool_fields))]
 pub fn derive_tool_fields(input: TokenStream) -> TokenStream {
     expand::tool_fields(input.into()).into()
 }

@@ -1,14 +1,15 @@
 //! The definitions `#[tool]` and `registry!` generate, checked through the runtime API.
 
+mod support;
+
 use outl_macros::{ToolFields, registry, tool};
-use outl_server::mcp::registry::{
-    Annotations, Drop, Justification, NoArgs, Payload, SHARED_ARGS, Tool,
+use outl_registry::{
+    Annotations, Drop, Justification, NoArgs, Payload, Registry, Tool, ToolContext,
 };
-use outl_server::workspace::Workspace;
-use outl_server::{Error, ErrorCode};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use support::{Error, Notes};
 
 #[derive(Deserialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
@@ -30,7 +31,7 @@ struct PageMarkdown {
 
 /// Render a page as markdown.
 #[tool(read_only, payload = markdown(md), drops(slug = arg))]
-fn page_render(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+fn page_render(_cx: &Notes, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown {
         md: format!("# {}\n", args.slug),
         slug: args.slug,
@@ -39,7 +40,7 @@ fn page_render(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
 
 /// Render a page, its slug lower-cased: a canonicalization the caller does not know about.
 #[tool(read_only, payload = markdown(md), drops(slug = arg))]
-fn page_render_canonical(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+fn page_render_canonical(_cx: &Notes, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown {
         md: String::new(),
         slug: args.slug.to_lowercase(),
@@ -54,7 +55,7 @@ struct DailyPage {
 
 /// Today's journal.
 #[tool(read_only, idempotent, payload = json)]
-fn daily_today(_ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
+fn daily_today(_cx: &Notes, _args: NoArgs) -> Result<DailyPage, Error> {
     Ok(DailyPage {
         date: "2026-05-01".into(),
         md: "- hello\n".into(),
@@ -87,9 +88,9 @@ struct DeleteArgs {
 
 /// Delete a page.
 #[tool(name = "page.delete", destructive, payload = json)]
-fn page_delete(_ws: &Workspace, args: DeleteArgs) -> Result<Value, Error> {
+fn page_delete(_cx: &Notes, args: DeleteArgs) -> Result<Value, Error> {
     if args.slug == "missing" {
-        return Err(Error::new(ErrorCode::PageNotFound, "no such page"));
+        return Err(Error::new("PAGE_NOT_FOUND", "no such page"));
     }
     Ok(json!({
         "deleted": args.slug,
@@ -101,14 +102,7 @@ fn page_delete(_ws: &Workspace, args: DeleteArgs) -> Result<Value, Error> {
 
 registry! {
     /// The fixture registry.
-    static TOOLS = [page_render, daily_today, page_delete, page_render_canonical];
-}
-
-/// A fresh empty workspace; the folder lives as long as the returned guard.
-fn ws() -> (tempfile::TempDir, Workspace) {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let ws = Workspace::open(dir.path()).expect("an empty folder opens as a workspace");
-    (dir, ws)
+    static TOOLS: Registry<Notes, Error> = [page_render, daily_today, page_delete, page_render_canonical];
 }
 
 #[test]
@@ -178,9 +172,8 @@ fn tools_keep_the_listed_order_and_their_specs() {
 
 #[test]
 fn dispatch_returns_the_payload_kind_with_the_data() {
-    let (_dir, ws) = ws();
     let reply = TOOLS
-        .call(&ws, "page_render", json!({ "slug": "Home" }))
+        .call(&Notes, "page_render", json!({ "slug": "Home" }))
         .expect("known tool")
         .expect("a reply");
     assert_eq!(
@@ -195,7 +188,7 @@ fn dispatch_returns_the_payload_kind_with_the_data() {
         Ok(json!({ "slug": "Home", "md": "# Home\n" }))
     );
     let reply = TOOLS
-        .call(&ws, "daily_today", Value::Null)
+        .call(&Notes, "daily_today", Value::Null)
         .expect("known tool")
         .expect("a reply");
     assert_eq!(reply.payload, Payload::Json);
@@ -203,20 +196,19 @@ fn dispatch_returns_the_payload_kind_with_the_data() {
         reply.data(),
         Ok(json!({ "date": "2026-05-01", "md": "- hello\n" }))
     );
-    assert!(TOOLS.call(&ws, "no_such_tool", json!({})).is_none());
+    assert!(TOOLS.call(&Notes, "no_such_tool", json!({})).is_none());
 }
 
 #[test]
 fn a_handler_error_is_the_reply_error() {
-    let (_dir, ws) = ws();
     let reply = TOOLS
         .call(
-            &ws,
+            &Notes,
             "page.delete",
             json!({ "slug": "missing", "mode": "trash" }),
         )
         .expect("known tool");
-    assert_eq!(reply.err().map(|e| e.code), Some(ErrorCode::PageNotFound));
+    assert_eq!(reply.err().map(|e| e.code), Some("PAGE_NOT_FOUND"));
 }
 
 #[test]
@@ -257,7 +249,7 @@ fn input_schemas_are_small_and_described() {
             // The server's instructions describe the shared arguments, once for every tool.
             assert_eq!(
                 described,
-                !SHARED_ARGS.contains(&name.as_str()),
+                !Notes::SHARED_ARGS.contains(&name.as_str()),
                 "{}: property {name}",
                 tool.name()
             );
@@ -274,12 +266,11 @@ fn input_schemas_are_small_and_described() {
 }
 
 fn problems(tool: &str, args: Value) -> Vec<(String, String)> {
-    let (_dir, ws) = ws();
     let error = TOOLS
-        .call(&ws, tool, args)
+        .call(&Notes, tool, args)
         .expect("known tool")
         .expect_err("invalid arguments");
-    assert_eq!(error.code, ErrorCode::InvalidArguments);
+    assert_eq!(error.code, "INVALID_ARGUMENTS");
     let data = error.data.expect("the problems are in error.data");
     data["problems"]
         .as_array()
@@ -352,16 +343,15 @@ fn decoding_lists_every_problem_with_its_pointer() {
 
 #[test]
 fn absent_arguments_are_an_empty_object() {
-    let (_dir, ws) = ws();
     assert!(
         TOOLS
-            .call(&ws, "daily_today", Value::Null)
+            .call(&Notes, "daily_today", Value::Null)
             .expect("known tool")
             .is_ok()
     );
     assert!(
         TOOLS
-            .call(&ws, "daily_today", json!({}))
+            .call(&Notes, "daily_today", json!({}))
             .expect("known tool")
             .is_ok()
     );
@@ -373,9 +363,8 @@ fn absent_arguments_are_an_empty_object() {
 
 #[test]
 fn the_error_message_summarizes_the_problems() {
-    let (_dir, ws) = ws();
     let error = TOOLS
-        .call(&ws, "page_render", json!({ "depth": "two" }))
+        .call(&Notes, "page_render", json!({ "depth": "two" }))
         .expect("known tool")
         .expect_err("invalid");
     assert_eq!(
@@ -387,16 +376,15 @@ fn the_error_message_summarizes_the_problems() {
 #[cfg(debug_assertions)]
 #[test]
 fn a_handler_that_changes_an_arg_it_drops_panics_in_debug_builds() {
-    let (_dir, ws) = ws();
     // As sent, the drop holds.
     assert!(
         TOOLS
-            .call(&ws, "page_render_canonical", json!({ "slug": "home" }))
+            .call(&Notes, "page_render_canonical", json!({ "slug": "home" }))
             .expect("known tool")
             .is_ok()
     );
     let panic = std::panic::catch_unwind(|| {
-        TOOLS.call(&ws, "page_render_canonical", json!({ "slug": "Home" }))
+        TOOLS.call(&Notes, "page_render_canonical", json!({ "slug": "Home" }))
     })
     .expect_err("the returned slug differs from the one sent");
     let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();

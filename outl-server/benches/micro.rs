@@ -8,9 +8,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use outl_registry::tool_success_payload;
 use outl_server::actions::REGISTRY;
 use outl_server::bench::generate::{self, GeneratedPage};
-use outl_server::mcp::payload::tool_success_payload;
 use outl_server::outline::{self, Document};
 use outl_server::workspace::{GraphConfig, Index, Page, Workspace};
 use serde_json::json;

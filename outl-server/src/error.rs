@@ -78,6 +78,29 @@ impl Error {
     }
 }
 
+/// What the error reply of an MCP tool sends, and the errors the registry runtime makes itself.
+impl outl_registry::ToolError for Error {
+    fn code(&self) -> &str {
+        self.code.as_str()
+    }
+
+    fn message(&self) -> &str {
+        &self.message
+    }
+
+    fn data(&self) -> Option<&Value> {
+        self.data.as_ref()
+    }
+
+    fn invalid_arguments(message: String, data: Value) -> Self {
+        Error::new(ErrorCode::InvalidArguments, message).with_data(data)
+    }
+
+    fn internal(message: String) -> Self {
+        Error::new(ErrorCode::Internal, message)
+    }
+}
+
 impl From<std::io::Error> for Error {
     fn from(e: std::io::Error) -> Self {
         Error::new(ErrorCode::Io, e.to_string())

@@ -4,10 +4,6 @@
 //! disk, `actions` the tool handlers, `mcp` the protocol and the reply projection, `cli` the
 //! command line and its un-projected envelope.
 
-// The #[tool] expansion names runtime items as `::outl_server::...`, which must also resolve
-// inside this crate.
-extern crate self as outl_server;
-
 pub mod actions;
 pub mod bench;
 pub mod cli;

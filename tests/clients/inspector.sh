@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Drives outl with the MCP Inspector CLI, over stdio (`outl mcp`) and over Streamable HTTP
-# (`outl serve`), on fresh copies of examples/demo, and checks what it prints.
+# (`outl serve`), on fresh copies of examples/demo, and checks what it prints; then the
+# reading-list server of examples/bookmarks over stdio.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
@@ -10,9 +11,10 @@ require_clients
 workdir=$(mktemp -d "${TMPDIR:-/tmp}/outl-inspector.XXXXXX")
 stdio_workspace=$(demo_copy)
 http_workspace=$(demo_copy)
+bookmarks_folder=$(mktemp -d "${TMPDIR:-/tmp}/bookmarks-inspector.XXXXXX")
 cleanup() {
     stop_outl_serve
-    rm -rf "$workdir" "$stdio_workspace" "$http_workspace"
+    rm -rf "$workdir" "$stdio_workspace" "$http_workspace" "$bookmarks_folder"
 }
 trap cleanup EXIT
 
@@ -94,5 +96,15 @@ else
     json_check "$workdir/http-call.json" "inspector http tools/call: compact JSON text, no structuredContent" \
         '!out.isError && !("structuredContent" in out) && out.content[0].text === JSON.stringify(JSON.parse(out.content[0].text))'
 fi
+
+# Another server on the same registry runtime: its tools, and a markdown payload with nothing
+# to read yet (the file is new), which is the markdown alone: empty.
+bookmarks=("$BOOKMARKS_BIN" "$bookmarks_folder/bookmarks.json")
+run_inspector bookmarks-tools-list "${bookmarks[@]}" --method tools/list
+json_check "$workdir/bookmarks-tools-list.json" "inspector bookmarks tools/list: five tools, no outputSchema" \
+    'out.tools.length === 5 && out.tools.every(t => t.inputSchema.type === "object" && !("outputSchema" in t))'
+run_inspector bookmarks-call "${bookmarks[@]}" --method tools/call --tool-name reading_list_markdown
+json_check "$workdir/bookmarks-call.json" "inspector bookmarks tools/call: a markdown payload is its text alone" \
+    '!out.isError && !("structuredContent" in out) && out.content.length === 1 && out.content[0].text === ""'
 
 checks_summary

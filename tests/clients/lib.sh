@@ -8,6 +8,8 @@ export OUTL_REPO
 export OUTL_CLIENTS_DIR=${OUTL_CLIENTS_DIR:-$HOME/.cache/outl-clients}
 export OUTL_BIN=${OUTL_BIN:-${CARGO_TARGET_DIR:-$OUTL_REPO/target}/debug/outl}
 export OUTL_DEMO=$OUTL_REPO/examples/demo
+# The reading-list server of examples/bookmarks, which the clients drive too.
+export BOOKMARKS_BIN=${BOOKMARKS_BIN:-${CARGO_TARGET_DIR:-$OUTL_REPO/target}/debug/bookmarks}
 
 # Pinned versions: a client release that changes behaviour must show up as a diff here.
 PYTHON_MCP_VERSION=2.3.0

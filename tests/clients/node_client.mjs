@@ -1,10 +1,11 @@
 // Drives outl with the official MCP TypeScript SDK and checks what a host would see, on a
 // fresh copy of examples/demo per connection: `outl mcp` spawned by the SDK's own stdio client,
-// and `outl serve` over Streamable HTTP.
+// and `outl serve` over Streamable HTTP. Then the reading-list server of examples/bookmarks over
+// stdio, another server on the same registry runtime, its tools listed and called.
 //
 // Prints one PASS/FAIL line per check and ends with `N passed, M failed`; exits 1 on failure.
 //
-// usage: node node_client.mjs [--outl PATH] [--demo DIR]   (Node 20 or later)
+// usage: node node_client.mjs [--outl PATH] [--demo DIR] [--bookmarks PATH]   (Node 20 or later)
 // The SDK is loaded from $OUTL_CLIENTS_DIR/npm (tests/clients/install.sh puts it there).
 
 import { spawn, execFileSync } from 'node:child_process';
@@ -37,6 +38,10 @@ const { values: options } = parseArgs({
   options: {
     outl: { type: 'string', default: process.env.OUTL_BIN || join(REPO, 'target', 'debug', 'outl') },
     demo: { type: 'string', default: join(REPO, 'examples', 'demo') },
+    bookmarks: {
+      type: 'string',
+      default: process.env.BOOKMARKS_BIN || join(REPO, 'target', 'debug', 'bookmarks'),
+    },
   },
 });
 
@@ -340,6 +345,49 @@ for (const [label, connect] of [['node stdio', overStdio], ['node http', overHtt
     rmSync(workspace, { recursive: true, force: true });
   }
 }
+
+/** The examples/bookmarks server over stdio: RFC 0276's replies from a server that is not outl. */
+async function bookmarksChecks() {
+  const label = 'node bookmarks';
+  const folder = mkdtempSync(join(tmpdir(), 'bookmarks-node-client.'));
+  const client = new Client({ name: 'outl-node-client', version: '1.0.0' });
+  try {
+    await withTimeout((async () => {
+      await client.connect(new StdioClientTransport({
+        command: options.bookmarks,
+        args: [join(folder, 'bookmarks.json')],
+        stderr: 'ignore',
+      }));
+      const { tools } = await client.listTools();
+      const names = tools.map((tool) => tool.name);
+      record(`${label}: lists its five tools, none with an outputSchema`,
+        JSON.stringify(names) === JSON.stringify(['bookmark_add', 'bookmark_list', 'bookmark_mark_read',
+          'bookmark_remove', 'reading_list_markdown']) && tools.every((tool) => !('outputSchema' in tool)),
+        JSON.stringify(names));
+      const added = successPayload(await client.callTool({
+        name: 'bookmark_add',
+        arguments: { url: 'https://modelcontextprotocol.io', title: 'MCP', tags: ['mcp'] },
+      }));
+      record(`${label}: a json payload is compact JSON`, added.id === 1, JSON.stringify(added));
+      const listed = await client.callTool({ name: 'reading_list_markdown', arguments: { tag: 'mcp' } });
+      record(`${label}: a markdown payload is the markdown alone`,
+        !listed.isError && !('structuredContent' in listed)
+          && textOf(listed) === '- [MCP](https://modelcontextprotocol.io) (#1)\n',
+        textOf(listed));
+      const error = errorEnvelope(await client.callTool({ name: 'bookmark_mark_read', arguments: { id: 'one' } }));
+      record(`${label}: invalid arguments are an error listing each problem`,
+        error.code === 'INVALID_ARGUMENTS' && error.data.problems.map((p) => p.pointer).join() === '/id',
+        JSON.stringify(error));
+    })(), SESSION_TIMEOUT_MS, label);
+  } catch (error) {
+    record(`${label}: the session runs to its end`, false, describe(error));
+  } finally {
+    await client.close();
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+await bookmarksChecks();
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -6,9 +6,12 @@ Each connection runs on a fresh copy of examples/demo:
 - stdio, 2026-07-28: the same, with `server/discover` and per-request `_meta` instead;
 - Streamable HTTP, initialize handshake: `outl serve` on a free port.
 
+Then the reading-list server of examples/bookmarks over stdio, another server on the same
+registry runtime: its tools listed and called as a host would.
+
 Prints one PASS/FAIL line per check and ends with `N passed, M failed`; exits 1 on failure.
 
-usage: $OUTL_CLIENTS_DIR/py/bin/python python_client.py [--outl PATH] [--demo DIR]
+usage: $OUTL_CLIENTS_DIR/py/bin/python python_client.py [--outl PATH] [--demo DIR] [--bookmarks PATH]
 """
 
 from __future__ import annotations
@@ -380,6 +383,61 @@ async def run_all(outl: str, demo: Path, checks: Checks) -> None:
         )
 
 
+BOOKMARKS_TOOLS = [
+    "bookmark_add",
+    "bookmark_list",
+    "bookmark_mark_read",
+    "bookmark_remove",
+    "reading_list_markdown",
+]
+
+
+async def bookmarks_checks(bookmarks: str, checks: Checks) -> None:
+    """The examples/bookmarks server over stdio: RFC 0276's replies from a server that is not outl."""
+    label = "python bookmarks"
+    folder = Path(tempfile.mkdtemp(prefix="bookmarks-python-client."))
+    server = StdioServerParameters(command=bookmarks, args=[str(folder / "bookmarks.json")])
+    try:
+        with anyio.fail_after(SESSION_TIMEOUT_SECONDS), open(os.devnull, "w") as quiet:
+            async with stdio_client(server, errlog=quiet) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    tools = (await session.list_tools()).tools
+                    checks.record(
+                        f"{label}: lists its five tools, none with an outputSchema",
+                        [tool.name for tool in tools] == BOOKMARKS_TOOLS
+                        and all(tool.output_schema is None for tool in tools),
+                        compact([tool.name for tool in tools]),
+                    )
+                    added = success_payload(
+                        await session.call_tool(
+                            "bookmark_add",
+                            {"url": "https://modelcontextprotocol.io", "title": "MCP", "tags": ["mcp"]},
+                        )
+                    )
+                    checks.record(f"{label}: a json payload is compact JSON", added.get("id") == 1, compact(added))
+                    listed = await session.call_tool("reading_list_markdown", {"tag": "mcp"})
+                    checks.record(
+                        f"{label}: a markdown payload is the markdown alone",
+                        not listed.is_error
+                        and listed.structured_content is None
+                        and text_of(listed) == "- [MCP](https://modelcontextprotocol.io) (#1)\n",
+                        text_of(listed),
+                    )
+                    error = error_envelope(await session.call_tool("bookmark_mark_read", {"id": "one"}))
+                    checks.record(
+                        f"{label}: invalid arguments are an error listing each problem",
+                        error["code"] == "INVALID_ARGUMENTS"
+                        and [p["pointer"] for p in error["data"]["problems"]] == ["/id"],
+                        compact(error),
+                    )
+    except Exception as exc:  # the connection itself failed: one failed check, go on
+        detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        checks.record(f"{label}: the session runs to its end", False, detail)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -388,11 +446,17 @@ def main() -> int:
         help="the outl binary (default: $OUTL_BIN, else target/debug/outl)",
     )
     parser.add_argument("--demo", default=str(REPO / "examples" / "demo"), help="the workspace to copy")
+    parser.add_argument(
+        "--bookmarks",
+        default=os.environ.get("BOOKMARKS_BIN", str(REPO / "target" / "debug" / "bookmarks")),
+        help="the examples/bookmarks server (default: $BOOKMARKS_BIN, else target/debug/bookmarks)",
+    )
     args = parser.parse_args()
     if not __debug__:
         parser.error("the checks are assert statements: run without -O")
     checks = Checks()
     anyio.run(run_all, args.outl, Path(args.demo), checks)
+    anyio.run(bookmarks_checks, args.bookmarks, checks)
     print(f"{checks.passed} passed, {checks.failed} failed", flush=True)
     return 0 if checks.failed == 0 else 1
 

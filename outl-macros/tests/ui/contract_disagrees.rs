@@ -1,6 +1,8 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::{ToolFields, tool};
-use outl_server::Error;
-use outl_server::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +26,7 @@ struct PageMarkdown {
     payload = markdown(md),
     drops(slug = arg, title = "the page's title:: property, in outl_page_get")
 )]
-fn contract_disagrees(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+fn contract_disagrees(_ws: &Notes, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown { slug: args.slug, title: String::new(), md: String::new() })
 }
 

@@ -1,6 +1,8 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::{ToolFields, tool};
-use outl_server::Error;
-use outl_server::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +21,7 @@ struct PageMarkdown {
 
 /// Render a page as markdown.
 #[tool(read_only, idempotent, payload = markdown(md), drops(slug = arg))]
-fn contract_missing_entry(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+fn contract_missing_entry(_ws: &Notes, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown { slug: args.slug, md: String::new() })
 }
 

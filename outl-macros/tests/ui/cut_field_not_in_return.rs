@@ -1,6 +1,8 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::{ToolFields, tool};
-use outl_server::Error;
-use outl_server::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -17,7 +19,7 @@ struct PageMarkdown {
 
 /// Render a page as markdown.
 #[tool(read_only, payload = markdown(md, cut = next), drops(slug = arg))]
-fn cut_field_not_in_return(_ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error> {
+fn cut_field_not_in_return(_ws: &Notes, args: PageRef) -> Result<PageMarkdown, Error> {
     Ok(PageMarkdown { slug: args.slug, md: String::new() })
 }
 

@@ -1,7 +1,9 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::{ToolFields, tool};
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 use serde::Serialize;
 
 #[derive(Serialize, ToolFields)]
@@ -12,7 +14,7 @@ struct DailyPage {
 
 /// Today's journal as markdown.
 #[tool(read_only, payload = markdown(md), drops(date = arg))]
-fn drop_arg_not_in_args(_ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
+fn drop_arg_not_in_args(_ws: &Notes, _args: NoArgs) -> Result<DailyPage, Error> {
     Ok(DailyPage { date: String::new(), md: String::new() })
 }
 

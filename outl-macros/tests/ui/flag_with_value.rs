@@ -1,11 +1,13 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::tool;
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 
 /// Report the workspace.
 #[tool(read_only = true, idempotent(yes), payload = json)]
-fn flag_with_value(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
+fn flag_with_value(_ws: &Notes, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }
 

@@ -1,7 +1,9 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::{ToolFields, tool};
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 use serde::Serialize;
 
 #[derive(Serialize, ToolFields)]
@@ -11,13 +13,13 @@ struct Summary {
 
 /// Summarize the workspace.
 #[tool(read_only, payload = markdown(lines))]
-fn markdown_field_not_string(_ws: &Workspace, _args: NoArgs) -> Result<Summary, Error> {
+fn markdown_field_not_string(_ws: &Notes, _args: NoArgs) -> Result<Summary, Error> {
     Ok(Summary { lines: Vec::new() })
 }
 
 /// Summarize the workspace.
 #[tool(read_only, payload = markdown(md), drops(lines = "nowhere"))]
-fn markdown_field_missing(_ws: &Workspace, _args: NoArgs) -> Result<Summary, Error> {
+fn markdown_field_missing(_ws: &Notes, _args: NoArgs) -> Result<Summary, Error> {
     Ok(Summary { lines: Vec::new() })
 }
 

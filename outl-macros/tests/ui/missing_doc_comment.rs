@@ -1,10 +1,12 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::tool;
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 
 #[tool(read_only, payload = json)]
-fn missing_doc_comment(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
+fn missing_doc_comment(_ws: &Notes, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }
 

@@ -1,7 +1,9 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::tool;
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -11,7 +13,7 @@ struct Rendered {
 
 /// Render the workspace as markdown.
 #[tool(read_only, payload = markdown(md))]
-fn return_type_without_tool_fields(_ws: &Workspace, _args: NoArgs) -> Result<Rendered, Error> {
+fn return_type_without_tool_fields(_ws: &Notes, _args: NoArgs) -> Result<Rendered, Error> {
     Ok(Rendered { md: String::new() })
 }
 

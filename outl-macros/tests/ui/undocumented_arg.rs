@@ -1,6 +1,8 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::{ToolFields, tool};
-use outl_server::Error;
-use outl_server::workspace::Workspace;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -17,7 +19,7 @@ struct SearchArgs {
 
 /// Search the workspace.
 #[tool(read_only, payload = json)]
-fn undocumented_arg(_ws: &Workspace, args: SearchArgs) -> Result<Vec<String>, Error> {
+fn undocumented_arg(_ws: &Notes, args: SearchArgs) -> Result<Vec<String>, Error> {
     Ok(vec![args.query])
 }
 

@@ -1,7 +1,9 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::{ToolFields, tool};
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 use serde::Serialize;
 
 #[derive(Serialize, ToolFields)]
@@ -13,7 +15,7 @@ struct DailyPage {
 
 /// Today's journal: its date, the outline with block ids, and the markdown.
 #[tool(read_only, payload = markdown(md))]
-fn undropped_daily_today(_ws: &Workspace, _args: NoArgs) -> Result<DailyPage, Error> {
+fn undropped_daily_today(_ws: &Notes, _args: NoArgs) -> Result<DailyPage, Error> {
     Ok(DailyPage { date: String::new(), outline: Vec::new(), md: String::new() })
 }
 

@@ -1,11 +1,13 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::tool;
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 
 /// Report the workspace.
 #[tool(read_only, payload = json, cache = "1h", description = "Report")]
-fn unknown_key(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
+fn unknown_key(_ws: &Notes, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }
 

@@ -1,17 +1,19 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::tool;
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 
 /// Report the workspace.
 #[tool(read_only, payload = json)]
-fn workspace_by_value(_ws: Workspace, _args: NoArgs) -> Result<String, Error> {
+fn workspace_by_value(_ws: Notes, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }
 
 /// Report the workspace, mutably.
 #[tool(read_only, payload = json)]
-fn workspace_by_mut_ref(_ws: &mut Workspace, _args: NoArgs) -> Result<String, Error> {
+fn workspace_by_mut_ref(_ws: &mut Notes, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }
 

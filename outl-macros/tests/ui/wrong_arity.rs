@@ -1,10 +1,12 @@
+#[path = "../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
 use outl_macros::tool;
-use outl_server::Error;
-use outl_server::workspace::Workspace;
 
 /// Report the workspace.
 #[tool(read_only, payload = json)]
-fn wrong_arity(_ws: &Workspace) -> Result<String, Error> {
+fn wrong_arity(_ws: &Notes) -> Result<String, Error> {
     Ok(String::new())
 }
 

@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use outl_macros::{ToolFields, tool};
+use outl_registry::{Problem, invalid_arguments};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +16,8 @@ use super::outline::{OutlineNode, outline_slice};
 use super::paging;
 use super::query::Hit;
 use super::slices::{self, Cut, Window};
+use crate::actions::MAX_TEXT_CHARS;
 use crate::mcp::payload::wire_len;
-use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
 use crate::outline::{self, MAX_DEPTH, Properties, Syntax, TaskMarker};
 use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace, served_id};
 use crate::{Error, ErrorCode};

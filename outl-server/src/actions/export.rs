@@ -9,8 +9,8 @@ use super::outline::stored_markdown;
 use super::pages::{self, PageMarkdown, PageSliceArgs};
 use super::slices::{self, Cut, SliceNode, Visit, Window};
 use crate::Error;
+use crate::actions::MAX_MARKDOWN_CHARS;
 use crate::mcp::payload::wire_len;
-use crate::mcp::registry::MAX_MARKDOWN_CHARS;
 use crate::outline::{MAX_DEPTH, ParsedBlock, Properties, Syntax};
 use crate::workspace::Workspace;
 

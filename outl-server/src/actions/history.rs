@@ -2,13 +2,13 @@
 //! op log, undo and redo.
 
 use outl_macros::{ToolFields, tool};
+use outl_registry::NoArgs;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::outline::timestamp;
 use super::paging;
 use crate::Error;
-use crate::mcp::registry::NoArgs;
 use crate::outline::TaskMarker;
 use crate::workspace::{ConfigProblem, Op, ReplayOutcome, Shadowed, Skipped, Workspace};
 

@@ -5,6 +5,7 @@
 
 use chrono::NaiveDate;
 use outl_macros::{ToolFields, tool};
+use outl_registry::{Problem, invalid_arguments};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -13,8 +14,8 @@ use super::outline::{self, OutlineNode, PageMeta, stored_markdown};
 use super::pages;
 use super::paging;
 use super::slices::{self, Cut, Window};
+use crate::actions::MAX_MARKDOWN_CHARS;
 use crate::mcp::payload::wire_len;
-use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
 use crate::outline::Syntax;
 use crate::workspace::{BlockList, Graph, Page, Workspace};
 use crate::{Error, ErrorCode};

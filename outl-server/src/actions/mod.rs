@@ -1,5 +1,10 @@
 //! Tool handlers, one file per domain, and the registry that lists them.
 
+use outl_registry::Registry;
+
+use crate::Error;
+use crate::workspace::Workspace;
+
 pub mod blocks;
 pub mod export;
 pub mod history;
@@ -11,9 +16,14 @@ pub mod paging;
 pub mod query;
 pub mod slices;
 
+/// The longest block text or property value an argument may carry, in characters.
+pub const MAX_TEXT_CHARS: usize = 20_000;
+/// The longest markdown one call may write, in characters.
+pub const MAX_MARKDOWN_CHARS: usize = 1_000_000;
+
 outl_macros::registry! {
     /// Every tool of the server, in `tools/list` order.
-    pub static REGISTRY = [
+    pub static REGISTRY: Registry<Workspace, Error> = [
         pages::outl_page_list,
         pages::outl_page_get,
         pages::outl_page_render,

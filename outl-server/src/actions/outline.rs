@@ -9,7 +9,6 @@ use serde::{Serialize, Serializer};
 use serde_json::json;
 
 use super::slices::{self, Cut, Visit, Window};
-use crate::mcp::payload;
 use crate::outline::{self, MAX_DEPTH, Properties, Syntax, TaskMarker, Token};
 use crate::workspace::{Block, GraphConfig, Page, Workspace};
 use crate::{Error, ErrorCode};
@@ -24,8 +23,10 @@ const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 /// a model does not need: `tokens`, and the fields at their defaults (`todo: null`,
 /// `collapsed: false`, empty `properties`, no `parent`, planning or omitted children) in the
 /// `fields` object, which is left out when none remains, as `children` is when empty. Member
-/// names and braces were a third of a page read; the array says the same in fewer tokens, and
-/// each value is still sent once (`mcp::payload`).
+/// names and braces were a fifth of a page read; the array says the same in fewer tokens, and
+/// each value is still sent once. The array is the node's compact form, written for a
+/// serializer that is not human-readable, as the MCP projection's is (`mcp::payload`); neither
+/// `tokens` nor a default field is computed for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutlineNode {
     /// The block id: what every block-targeting tool takes.
@@ -101,7 +102,7 @@ impl OutlineNode {
 
 impl Serialize for OutlineNode {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if payload::on_the_wire() {
+        if !serializer.is_human_readable() {
             let fields = self.has_fields();
             let children = !self.children.is_empty();
             let len = 2 + usize::from(fields) + usize::from(children);

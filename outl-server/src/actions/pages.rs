@@ -6,6 +6,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use outl_macros::{ToolFields, tool};
+use outl_registry::{Problem, invalid_arguments};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -15,8 +16,8 @@ use super::paging;
 use super::query::Hit;
 use super::slices::{self, Cut, Window};
 use crate::Error;
+use crate::actions::MAX_MARKDOWN_CHARS;
 use crate::mcp::payload::wire_len;
-use crate::mcp::registry::{MAX_MARKDOWN_CHARS, Problem, invalid_arguments};
 use crate::outline::{Document, ParsedBlock, Syntax, Token, aliases};
 use crate::workspace::{Block, Graph, Page, Workspace, carry_ids, slug};
 

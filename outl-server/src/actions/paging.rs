@@ -2,11 +2,10 @@
 //! maximum, an opaque `cursor` that continues where the last call stopped, and the reply
 //! budget that caps every reply a slice can cut (see [`budget_bytes`]).
 
+use outl_registry::{Problem, invalid_arguments};
 use serde::Serialize;
 
 use crate::Error;
-use crate::mcp::registry::{Problem, invalid_arguments};
-
 /// Items per call when `limit` is left out.
 pub const DEFAULT_LIMIT: u32 = 50;
 /// The most items one call returns, whatever `limit` asks.

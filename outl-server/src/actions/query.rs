@@ -4,6 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use outl_macros::{ToolFields, tool};
+use outl_registry::{Problem, invalid_arguments};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +12,7 @@ use super::lookup;
 use super::outline::{PlanningFields, timestamp};
 use super::paging;
 use crate::Error;
-use crate::mcp::registry::{MAX_TEXT_CHARS, Problem, invalid_arguments};
+use crate::actions::MAX_TEXT_CHARS;
 use crate::outline::{self, TaskMarker};
 use crate::workspace::{Block, BlockList, Graph, Holder, Page, Workspace};
 

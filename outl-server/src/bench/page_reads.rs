@@ -2,7 +2,7 @@
 //! page's own markdown.
 //!
 //! Every page of a scratch copy of the workspace is read whole through the registry, slice
-//! after slice, each reply projected by `mcp::payload::tool_success_payload` as the server
+//! after slice, each reply projected by `outl_registry::tool_success_payload` as the server
 //! sends it. A read is measured as what a host hands the model, the reply's text contents, in
 //! o200k tokens; the page as the markdown its file holds. The report gives, for topic pages and
 //! journal days apart, the median of the pages' ratios, the typical ratio (that of the page the
@@ -14,14 +14,14 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use outl_registry::{ToolEntry, tool_success_payload};
 use rmcp::model::ContentBlock;
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 
 use super::scratch::Scratch;
+use crate::Error;
 use crate::actions::REGISTRY;
-use crate::mcp::payload::tool_success_payload;
-use crate::mcp::registry::ToolEntry;
 use crate::workspace::{BlockList, Page, Workspace};
 
 #[derive(Debug, Args)]
@@ -127,7 +127,12 @@ fn tokens(bpe: &CoreBPE, text: &str) -> u64 {
 }
 
 /// The tokens of every slice of `outl_page_get` on the page, as the model reads them.
-fn read_whole(bpe: &CoreBPE, tool: &ToolEntry, ws: &Workspace, slug: &str) -> Result<u64, String> {
+fn read_whole(
+    bpe: &CoreBPE,
+    tool: &ToolEntry<Workspace, Error>,
+    ws: &Workspace,
+    slug: &str,
+) -> Result<u64, String> {
     let mut spent = 0;
     let mut cursor: Option<String> = None;
     loop {

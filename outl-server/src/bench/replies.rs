@@ -3,7 +3,7 @@
 //!
 //! One representative call per tool (reads on a typical page and journal day, writes on a
 //! scratch copy so that they are real), run through the registry in process. The same handler
-//! output is projected twice: by `mcp::payload::tool_success_payload`, as the server sends it,
+//! output is projected twice: by `outl_registry::tool_success_payload`, as the server sends it,
 //! and by [`pre_rfc_result`], as it was sent before. Each is measured as the whole JSON-RPC
 //! `result` object, compact as on the wire, in bytes and in o200k tokens.
 
@@ -12,16 +12,15 @@ use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
 use clap::Args;
+use outl_registry::{Payload, Reply, ToolEntry, tool_definitions, tool_success_payload};
 use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 
 use super::prerfc::pre_rfc_result;
 use super::scratch::Scratch;
 use super::stats;
+use crate::Error;
 use crate::actions::REGISTRY;
-use crate::mcp::payload::tool_success_payload;
-use crate::mcp::registry::{Payload, Reply, ToolEntry};
-use crate::mcp::server::tool_definitions;
 use crate::workspace::{Block, BlockList, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
@@ -67,7 +66,11 @@ impl std::ops::AddAssign<&Measured> for Measured {
 }
 
 /// Measures the reply to one call of `tool`.
-pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, reply: &Reply) -> Result<Measured, String> {
+pub fn measure(
+    bpe: &CoreBPE,
+    tool: &ToolEntry<Workspace, Error>,
+    reply: &Reply<Error>,
+) -> Result<Measured, String> {
     let tokens = |text: &str| bpe.encode_ordinary(text).len() as u64;
     let data = reply.data().map_err(|e| e.to_string())?;
     let pre_rfc = pre_rfc_result(tool.name(), &data).to_string();
@@ -84,7 +87,8 @@ pub fn measure(bpe: &CoreBPE, tool: &ToolEntry, reply: &Reply) -> Result<Measure
                 .map(|key| {
                     let mut without = pruned.clone();
                     remove_key(&mut without, &key);
-                    let without = Reply::new("outl bench replies", Payload::Json, without);
+                    let without =
+                        Reply::new::<Workspace, _>("outl bench replies", Payload::Json, without);
                     let saved = sent_tokens.saturating_sub(tokens(&wire_text(&without)));
                     (key, saved)
                 })
@@ -152,7 +156,7 @@ impl ToolsList {
 }
 
 /// The `result` object the server sends for this handler output, as compact JSON.
-fn wire_text(reply: &Reply) -> String {
+fn wire_text(reply: &Reply<Error>) -> String {
     let mut result = tool_success_payload(reply);
     // rmcp leaves `resultType` (a 2026-07-28 field) out for peers on the protocol versions outl
     // speaks, so it is not part of what is sent.
@@ -382,8 +386,10 @@ fn make_today_typical(root: &Path, today: NaiveDate) -> Result<(), String> {
 /// Reads first, then writes, then undo and redo (which need the writes before them), then the
 /// log: every other read sees the workspace as generated, and the history tools have
 /// something to act on.
-fn in_call_order(tools: &'static [ToolEntry]) -> Vec<&'static ToolEntry> {
-    let rank = |tool: &ToolEntry| match tool.name() {
+fn in_call_order(
+    tools: &'static [ToolEntry<Workspace, Error>],
+) -> Vec<&'static ToolEntry<Workspace, Error>> {
+    let rank = |tool: &ToolEntry<Workspace, Error>| match tool.name() {
         "outl_undo" => 3,
         "outl_redo" => 4,
         // The log is read last, when it holds the writes above.
@@ -393,7 +399,7 @@ fn in_call_order(tools: &'static [ToolEntry]) -> Vec<&'static ToolEntry> {
         _ if tool.spec.annotations.destructive => 2,
         _ => 1,
     };
-    let mut ordered: Vec<&ToolEntry> = tools.iter().collect();
+    let mut ordered: Vec<&ToolEntry<Workspace, Error>> = tools.iter().collect();
     ordered.sort_by_key(|tool| rank(tool));
     ordered
 }
@@ -702,7 +708,8 @@ mod tests {
             .expect("outl_workspace_info is registered");
         let data =
             json!({"path": "/notes", "pages": 3, "journals": 1, "blocks": 12, "version": "0.1.0"});
-        let reply = Reply::new("outl_workspace_info", Payload::Json, data.clone());
+        let reply =
+            Reply::<Error>::new::<Workspace, _>("outl_workspace_info", Payload::Json, data.clone());
         let m = measure(&bpe, tool, &reply).expect("measured");
         let sent = json!({"content": [{"type": "text", "text": data.to_string()}]}).to_string();
         assert_eq!(m.bytes, sent.len() as u64);

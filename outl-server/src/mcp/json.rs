@@ -119,15 +119,28 @@ pub(crate) fn write_compact<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     value: &T,
 ) -> Result<(), Error> {
-    write(value, Compact(out)).map(drop)
+    write(value, Compact(out), true).map(drop)
+}
+
+/// `value` as compact JSON appended to `out`, each type in its compact form: the serializer is
+/// not human-readable, which serde has a type answer with the form it takes in a binary format.
+pub(crate) fn write_compact_form<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    value: &T,
+) -> Result<(), Error> {
+    write(value, Compact(out), false).map(drop)
 }
 
 /// Serializes `value` through `formatter`; returns the formatter, whose buffer holds it.
-pub(crate) fn write<T: Serialize + ?Sized, F: Buffered>(
+fn write<T: Serialize + ?Sized, F: Buffered>(
     value: &T,
     formatter: F,
+    human_readable: bool,
 ) -> Result<F, Error> {
-    let mut serializer = Serializer { formatter };
+    let mut serializer = Serializer {
+        formatter,
+        human_readable,
+    };
     value.serialize(&mut serializer)?;
     Ok(serializer.formatter)
 }
@@ -136,6 +149,8 @@ pub(crate) fn write<T: Serialize + ?Sized, F: Buffered>(
 /// buffer, and strings escaped by [`escape_into`].
 pub(crate) struct Serializer<F> {
     formatter: F,
+    /// What [`ser::Serializer::is_human_readable`] answers.
+    human_readable: bool,
 }
 
 impl<F: Buffered> Serializer<F> {
@@ -337,6 +352,10 @@ impl<'a, F: Buffered> ser::Serializer for &'a mut Serializer<F> {
     type SerializeMap = Compound<'a, F>;
     type SerializeStruct = Compound<'a, F>;
     type SerializeStructVariant = Compound<'a, F>;
+
+    fn is_human_readable(&self) -> bool {
+        self.human_readable
+    }
 
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.event(|f, w| f.write_bool(w, v))

@@ -1,81 +1,34 @@
-//! The one owner of the MCP reply shape (RFC 0276). Handlers compute the same data for the
-//! CLI and for MCP; this module decides what of it reaches the MCP wire.
+//! The one owner of outl's projection of a success reply (RFC 0276), which the registry runtime
+//! calls through its hook (`impl ToolContext for Workspace`, in `mcp`): handlers compute the
+//! same data for the CLI and for MCP, and a JSON payload reaches the MCP wire in its compact
+//! form, outline nodes as arrays without what only a GUI renderer needs (see
+//! `actions::outline::OutlineNode`). What a markdown payload sends and an error's envelope are
+//! the runtime's (`outl_registry::tool_success_payload`, `tool_error_payload`).
 //!
-//! A projection is a place to drop what the reader can re-derive, never the only copy: a
-//! success sends outline nodes as arrays without what only a GUI renderer needs (see
-//! `actions::outline::OutlineNode`) and, for markdown tools, drops the fields the caller
-//! already has; an error drops nothing.
+//! A projection is a place to drop what the reader can re-derive, never the only copy.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::io;
 
-use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
-use serde_json::{Value, json};
 
-use crate::Error;
 use crate::mcp::json;
-use crate::mcp::registry::{Payload, Reply};
-
-/// A success reply: content only, no `structuredContent` (no tool declares an output
-/// schema, so none is owed). `content[0].text` is the pruned data as compact JSON, or for a
-/// markdown tool the raw markdown of its field, followed, when the markdown is a slice cut
-/// short, by its `cut` field as compact JSON in `content[1].text`. An output that cannot be
-/// serialized (a handler bug) is sent as the error it is.
-pub fn tool_success_payload(reply: &Reply) -> CallToolResult {
-    match success_texts(reply) {
-        Ok(texts) => {
-            let content = texts.into_iter().map(ContentBlock::text).collect();
-            let mut result = CallToolResult::success(content);
-            // `isError` defaults to false; leaving it out keeps every success reply minimal.
-            result.is_error = None;
-            result
-        }
-        Err(err) => tool_error_payload(&err),
-    }
-}
-
-fn success_texts(reply: &Reply) -> Result<Vec<String>, Error> {
-    let Payload::Markdown { field, cut } = reply.payload else {
-        return Ok(vec![compact_wire_json(reply)?]);
-    };
-    let mut data = reply.data()?;
-    let Some(Value::String(markdown)) = data.get_mut(field) else {
-        // The macro checks that the field is a String, so this is a handler bug; sending the
-        // whole payload keeps every field the caller could need.
-        tracing::error!(
-            field,
-            "markdown payload field missing from the reply; sending JSON"
-        );
-        return Ok(vec![compact_wire_json(reply)?]);
-    };
-    let mut texts = vec![std::mem::take(markdown)];
-    if let Some(cut) = cut
-        .and_then(|cut| data.get(cut))
-        .filter(|cut| !cut.is_null())
-    {
-        texts.push(cut.to_string());
-    }
-    Ok(texts)
-}
 
 /// The bytes `output` takes as the text of an MCP success reply of a JSON payload: what a
 /// reply budget counts.
 pub fn wire_len<T: Serialize + ?Sized>(output: &T) -> usize {
-    while_on_the_wire(|| pruned_json(output)).map_or(0, |json| json.len())
+    success_json(output).map_or(0, |json| json.len())
 }
 
-/// The reply's data as the compact JSON the wire carries: written from the output's own type,
-/// whose outline nodes write themselves as they are sent (see [`on_the_wire`]).
-fn compact_wire_json(reply: &Reply) -> Result<String, Error> {
-    while_on_the_wire(|| reply.pruned_json())
-}
-
-/// `output` as compact JSON, what [`Reply::pruned_json`] runs for the output's type. It is
-/// written into a buffer kept by the thread (see [`json::with_buffer`]) and copied out once.
-pub(crate) fn pruned_json<T: Serialize + ?Sized>(output: &T) -> Result<String, serde_json::Error> {
+/// The text of an MCP success reply of a JSON payload, outl's projection hook
+/// ([`ToolContext::success_json`](outl_registry::ToolContext::success_json)): the output as
+/// compact JSON written by a serializer that is not human-readable, so that a type with a
+/// compact form of its own writes that (an outline node its array), as serde has a type do for
+/// a binary format. It is written into a buffer kept by the thread (see [`json::with_buffer`])
+/// and copied out once.
+pub fn success_json<T: Serialize + ?Sized>(output: &T) -> Result<String, serde_json::Error> {
     json::with_buffer(&PROJECTION_BUFFER, |out| {
-        json::write_compact(out, output)?;
+        json::write_compact_form(out, output)?;
         // The serializer writes UTF-8.
         std::str::from_utf8(out)
             .map(str::to_owned)
@@ -86,56 +39,38 @@ pub(crate) fn pruned_json<T: Serialize + ?Sized>(output: &T) -> Result<String, s
 thread_local! {
     /// What this thread's projections are written into.
     static PROJECTION_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    /// Set while an MCP success reply is serialized on this thread.
-    static ON_THE_WIRE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether what is being serialized on this thread is an MCP success reply. A handler outline
-/// node asks, to write itself as RFC 0276's wire carries it, without the renderers' `tokens`
-/// and the fields at their defaults, neither computed nor written; `outl call` shows them all.
-pub fn on_the_wire() -> bool {
-    ON_THE_WIRE.get()
-}
-
-/// `f` with the flag [`on_the_wire`] reads set; it is restored even if `f` panics.
-fn while_on_the_wire<T>(f: impl FnOnce() -> T) -> T {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            ON_THE_WIRE.set(self.0);
-        }
-    }
-    let _restore = Restore(ON_THE_WIRE.replace(true));
-    f()
-}
-
-/// An error reply keeps its envelope: `structuredContent` is the only machine-readable copy
-/// of `error.data` (RFC 0276 decision 3); the text is a one-line `CODE: message` summary.
-pub fn tool_error_payload(err: &Error) -> CallToolResult {
-    let summary = format!("{}: {}", err.code, one_line(&err.message));
-    let mut result = CallToolResult::error(vec![ContentBlock::text(summary)]);
-    result.structured_content = Some(json!({ "ok": false, "error": err }));
-    result
-}
-
-fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
 mod tests {
+    use outl_registry::{Payload, Reply, tool_error_payload, tool_success_payload};
+    use rmcp::model::{CallToolResult, ContentBlock};
+    use serde_json::json;
+
+    use serde_json::Value;
+
     use super::*;
-    use crate::ErrorCode;
     use crate::actions::REGISTRY;
     use crate::actions::outline::OutlineNode;
     use crate::outline::{Document, ParsedBlock, TaskMarker};
     use crate::workspace::BlockList;
+    use crate::workspace::Workspace;
+    use crate::{Error, ErrorCode};
 
     fn text_of(result: &CallToolResult) -> &str {
         match result.content.as_slice() {
             [ContentBlock::Text(text)] => &text.text,
             other => panic!("expected exactly one text block, got {other:?}"),
         }
+    }
+
+    /// A reply of outl's tools, whose output is `output`.
+    fn reply(
+        tool: &'static str,
+        payload: Payload,
+        output: impl Serialize + Send + 'static,
+    ) -> Reply<Error> {
+        Reply::new::<Workspace, _>(tool, payload, output)
     }
 
     fn wire(result: &CallToolResult) -> Value {
@@ -165,7 +100,7 @@ mod tests {
             "a node out of the wire is whole"
         );
         let output = ("project-x", vec![handler_node("a1", "hello", vec![])]);
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, output));
+        let result = tool_success_payload(&reply("test", Payload::Json, output));
         let wire = wire(&result);
         assert!(
             wire.get("structuredContent").is_none(),
@@ -176,7 +111,7 @@ mod tests {
         assert_eq!(text, r#"["project-x",[["a1","hello"]]]"#);
         assert!(!text.contains('\n'), "success text is pretty-printed");
 
-        let markdown = Reply::new(
+        let markdown = reply(
             "test",
             Payload::Markdown {
                 field: "md",
@@ -196,7 +131,7 @@ mod tests {
             cut: Some("cut"),
         };
         let cut = json!({"next_cursor": "2", "remaining": 5});
-        let sliced = Reply::new(
+        let sliced = reply(
             "test",
             payload,
             json!({"slug": "p", "md": "- a\n", "cut": cut}),
@@ -208,7 +143,7 @@ mod tests {
             r#"{"next_cursor":"2","remaining":5}"#
         );
         assert!(wire.get("structuredContent").is_none());
-        let whole = Reply::new(
+        let whole = reply(
             "test",
             payload,
             json!({"slug": "p", "md": "- a\n", "cut": null}),
@@ -289,7 +224,7 @@ mod tests {
             )],
             md: "- TODO call Bob\n\t- notes\n",
         };
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, day));
+        let result = tool_success_payload(&reply("test", Payload::Json, day));
         let sent: Value = serde_json::from_str(text_of(&result)).expect("journal text is JSON");
         assert_eq!(sent["date"], "2026-03-14");
         assert_eq!(sent["outline"][0][0], "k3f9q2");
@@ -309,7 +244,7 @@ mod tests {
         cut.parent = Some("b0".into());
         cut.children_omitted = 3;
         let nodes = vec![shipped, cut];
-        let sent = while_on_the_wire(|| pruned_json(&nodes)).expect("JSON");
+        let sent = success_json(&nodes).expect("JSON");
         assert_eq!(
             sent,
             r#"[["b1","ship",{"todo":"DONE","collapsed":true,"properties":{"priority":"high"}},[["c1","a leaf"]]],["d1","cut",{"parent":"b0","children_omitted":3}]]"#
@@ -342,7 +277,7 @@ mod tests {
             }],
         };
         let data = serde_json::to_value(&document).expect("the AST serializes");
-        let result = tool_success_payload(&Reply::new("test", Payload::Json, data.clone()));
+        let result = tool_success_payload(&reply("test", Payload::Json, data.clone()));
         let sent: Value = serde_json::from_str(text_of(&result)).expect("JSON text");
         assert_eq!(sent, data, "the projection changed the parser AST");
         let back: Document =
@@ -394,7 +329,7 @@ mod tests {
 
     /// What the projection must send: the whole output as `outl call` shows it, its nodes
     /// [`as_sent`], written compact; a markdown tool's markdown.
-    fn straightforward_projection(reply: &Reply) -> String {
+    fn straightforward_projection(reply: &Reply<Error>) -> String {
         let data = reply.data().expect("the output is JSON");
         if let Payload::Markdown { field, .. } = reply.payload
             && let Some(Value::String(markdown)) = data.get(field)

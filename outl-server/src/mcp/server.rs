@@ -1,5 +1,6 @@
 //! The MCP server handler: `tools/list` and `tools/call` straight from the generated
-//! [`Registry`], every reply projected by [`payload`](crate::mcp::payload).
+//! [`Registry`], every reply projected by the registry runtime and outl's
+//! [`payload`](crate::mcp::payload).
 //!
 //! The server answers before its workspace is open: nothing in `initialize`, `ping` or
 //! `tools/list` needs the workspace (the tool list is generated at compile time), while opening
@@ -11,18 +12,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
+use outl_registry::{
+    Registry, ToolEntry, tool_definitions, tool_error_payload, tool_success_payload,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult,
     PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
-use crate::mcp::payload::{tool_error_payload, tool_success_payload};
-use crate::mcp::registry::{Annotations, Registry, ToolEntry};
 use crate::workspace::{Session, Workspace, new_session};
 use crate::{Error, ErrorCode};
 
@@ -35,6 +36,12 @@ pub const SUPPORTED_PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2026_07_28,
 ];
+
+/// The arguments that mean the same in every tool that takes them (a page, a block, markdown to
+/// write, a slice's size, where it continues, the reply's size), described once, in
+/// [`INSTRUCTIONS`], instead of in each `inputSchema`: an argument field of one of these names
+/// has no doc comment, and every other one has (checked at compile time).
+pub const SHARED_ARGS: [&str; 6] = ["slug", "id", "md", "limit", "cursor", "budget"];
 
 /// What a model is told once, at `initialize`: what every tool shares, said here once rather
 /// than in each tool's description (docs/tools.md quotes it).
@@ -144,14 +151,14 @@ impl SharedWorkspace {
 /// session): the writes its calls make are that session's. [`for_new_session`]
 /// (Self::for_new_session) is cheap: Streamable HTTP makes one per session.
 pub struct OutlServer {
-    registry: &'static Registry,
+    registry: &'static Registry<Workspace, Error>,
     workspace: SharedWorkspace,
     tools: Arc<[Tool]>,
     session: Session,
 }
 
 impl OutlServer {
-    pub fn new(registry: &'static Registry, workspace: SharedWorkspace) -> Self {
+    pub fn new(registry: &'static Registry<Workspace, Error>, workspace: SharedWorkspace) -> Self {
         OutlServer {
             registry,
             workspace,
@@ -174,7 +181,11 @@ impl OutlServer {
     /// projects its reply there too (serializing a large reply takes a while). A workspace
     /// that failed to open gives its open's error. A panic in the handler or its projection
     /// becomes an INTERNAL error result; the server keeps serving.
-    pub async fn call(&self, tool: &'static ToolEntry, args: Value) -> rmcp::model::CallToolResult {
+    pub async fn call(
+        &self,
+        tool: &'static ToolEntry<Workspace, Error>,
+        args: Value,
+    ) -> rmcp::model::CallToolResult {
         let workspace = match self.workspace.get().await {
             Ok(workspace) => workspace.in_session(&self.session),
             Err(err) => return tool_error_payload(&err),
@@ -216,43 +227,6 @@ fn panic_message(join_error: tokio::task::JoinError) -> String {
             .unwrap_or_else(|| "the handler panicked".to_owned()),
         Err(join_error) => join_error.to_string(),
     }
-}
-
-/// `tools/list`: every registered tool in registry order. No tool declares an
-/// `outputSchema` (RFC 0276: a declared schema would oblige `structuredContent` on every
-/// success).
-pub fn tool_definitions(registry: &Registry) -> Vec<Tool> {
-    registry.tools().iter().map(tool_definition).collect()
-}
-
-fn tool_definition(tool: &ToolEntry) -> Tool {
-    let spec = &tool.spec;
-    Tool::new(
-        spec.name,
-        spec.description,
-        Arc::new(tool.input_schema().clone()),
-    )
-    .with_annotations(hints(spec.annotations))
-}
-
-/// A tool's annotations as `tools/list` sends them: only the hints that differ from MCP's
-/// defaults (`readOnlyHint` false, `destructiveHint` true, `idempotentHint` false,
-/// `openWorldHint` true), and neither `destructiveHint` nor `idempotentHint` on a read-only
-/// tool, for which the spec gives them no meaning. `openWorldHint: false` is always sent: outl
-/// touches only its workspace.
-fn hints(annotations: Annotations) -> ToolAnnotations {
-    let mut hints = ToolAnnotations::new().open_world(false);
-    if annotations.read_only {
-        hints = hints.read_only(true);
-    } else {
-        if !annotations.destructive {
-            hints = hints.destructive(false);
-        }
-        if annotations.idempotent {
-            hints = hints.idempotent(true);
-        }
-    }
-    hints
 }
 
 impl ServerHandler for OutlServer {
@@ -308,7 +282,9 @@ mod tests {
 
     use super::*;
     use crate::actions::REGISTRY;
-    use crate::mcp::registry::{NoArgs, Payload, Tool as RegisteredTool, ToolSpec};
+    use outl_registry::{
+        Annotations, CallTool, NoArgs, Payload, Reply, Tool as RegisteredTool, ToolSpec,
+    };
 
     #[test]
     fn no_tool_declares_an_output_schema() {
@@ -350,7 +326,7 @@ mod tests {
     fn the_instructions_state_the_limits_the_code_applies() {
         use crate::actions::pages::MAX_LISTED_IDS;
         use crate::actions::paging::{DEFAULT_BUDGET, DEFAULT_LIMIT, MAX_BUDGET, MAX_LIMIT};
-        use crate::mcp::registry::MAX_STRING_CHARS;
+        use outl_registry::MAX_STRING_CHARS;
         for stated in [
             format!("more than {MAX_LISTED_IDS} blocks lists the ids of its top-level"),
             format!("`limit` items ({DEFAULT_LIMIT} if left out, {MAX_LIMIT} at most)"),
@@ -367,44 +343,12 @@ mod tests {
 
     #[test]
     fn the_instructions_describe_the_shared_arguments() {
-        for arg in crate::mcp::registry::SHARED_ARGS {
+        for arg in SHARED_ARGS {
             assert!(
                 INSTRUCTIONS.contains(&format!("`{arg}`")),
                 "no inputSchema describes `{arg}`, and the instructions do not name it"
             );
         }
-    }
-
-    #[test]
-    fn hints_say_only_what_differs_from_the_spec_defaults() {
-        let hints_of = |read_only, destructive, idempotent| {
-            serde_json::to_value(hints(Annotations {
-                read_only,
-                destructive,
-                idempotent,
-            }))
-            .expect("annotations serialize")
-        };
-        // destructiveHint and idempotentHint mean nothing for a read-only tool.
-        let read_only = json!({"readOnlyHint": true, "openWorldHint": false});
-        assert_eq!(hints_of(true, false, true), read_only);
-        assert_eq!(hints_of(true, false, false), read_only);
-        assert_eq!(
-            hints_of(false, true, false),
-            json!({"openWorldHint": false})
-        );
-        assert_eq!(
-            hints_of(false, true, true),
-            json!({"idempotentHint": true, "openWorldHint": false})
-        );
-        assert_eq!(
-            hints_of(false, false, false),
-            json!({"destructiveHint": false, "openWorldHint": false})
-        );
-        assert_eq!(
-            hints_of(false, false, true),
-            json!({"destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
-        );
     }
 
     /// A tool whose handler panics on every call.
@@ -426,10 +370,12 @@ mod tests {
 
         fn input_schema() -> &'static Map<String, Value> {
             static SCHEMA: OnceLock<Map<String, Value>> = OnceLock::new();
-            crate::mcp::registry::cached_input_schema::<NoArgs>(&SCHEMA)
+            outl_registry::cached_input_schema::<NoArgs>(&SCHEMA)
         }
+    }
 
-        fn call(_ws: &Workspace, _args: Value) -> Result<Value, Error> {
+    impl CallTool<Workspace, Error> for Panics {
+        fn call(_ws: &Workspace, _args: Value) -> Result<Reply<Error>, Error> {
             panic!("boom")
         }
     }
@@ -448,7 +394,7 @@ mod tests {
         }
     }
 
-    static PANICKING: Registry = Registry::new(&[ToolEntry::of::<Panics>()]);
+    static PANICKING: Registry<Workspace, Error> = Registry::new(&[ToolEntry::of::<Panics>()]);
 
     #[tokio::test]
     async fn a_panicking_handler_is_an_internal_error_and_the_server_goes_on() {

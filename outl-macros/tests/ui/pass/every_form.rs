@@ -1,9 +1,12 @@
 //! Every form `#[tool]`, `registry!` and `ToolFields` accept, checked at run time too.
 
+#[path = "../../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
+use outl_registry::Registry;
 use outl_macros::{ToolFields, registry, tool};
-use outl_server::Error;
-use outl_server::mcp::registry::{Justification, NoArgs, Payload, Tool};
-use outl_server::workspace::Workspace;
+use outl_registry::{Justification, NoArgs, Payload, Tool};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -43,12 +46,13 @@ mod pages {
         payload = markdown(md),
         drops(pageSlug = arg, renderedAt = "the time of the call, which the caller knows"),
     )]
-    pub fn render(_ws: &Workspace, args: RenderArgs) -> std::result::Result<Rendered, Error> {
+    pub fn render(_ws: &Notes, args: RenderArgs) -> std::result::Result<Rendered, Error> {
         Ok(Rendered { page_slug: args.page_slug, rendered_at: String::new(), md: String::new() })
     }
 
     /// A slice of a page's markdown, and where the next one starts.
     #[derive(Serialize, ToolFields)]
+    #[tool_fields(crate = "crate::runtime")]
     pub struct Slice {
         pub md: String,
         pub cut: Option<String>,
@@ -56,26 +60,30 @@ mod pages {
 
     /// Export a page as markdown, in slices.
     #[tool(read_only, payload = markdown(md, cut = cut))]
-    pub fn export(_ws: &Workspace, _args: NoArgs) -> std::result::Result<Slice, Error> {
+    pub fn export(_ws: &Notes, _args: NoArgs) -> std::result::Result<Slice, Error> {
         Ok(Slice { md: String::new(), cut: None })
     }
 }
 
-/// Delete the workspace's caches; the io::Error converts into the tool's error.
-#[tool(destructive, payload = json)]
-pub fn r#clear_caches(_ws: &Workspace, _args: NoArgs) -> Result<Vec<u32>, std::io::Error> {
+/// The runtime under another name, as a crate that re-exports it names it.
+pub use outl_registry as runtime;
+
+/// Delete the workspace's caches.
+#[tool(destructive, payload = json, crate = "crate::runtime")]
+pub fn r#clear_caches(_ws: &Notes, _args: NoArgs) -> Result<Vec<u32>, Error> {
     Ok(Vec::new())
 }
 
 /// Report the workspace.
 #[tool(idempotent, payload = json)]
-fn info(_ws: &Workspace, NoArgs {}: NoArgs) -> Result<serde_json::Value, Error> {
+fn info(_ws: &Notes, NoArgs {}: NoArgs) -> Result<serde_json::Value, Error> {
     Ok(serde_json::json!({}))
 }
 
 registry! {
     /// Every tool of this example.
-    pub static TOOLS = [pages::render, pages::export, clear_caches, info,];
+    #[registry(crate = "crate::runtime")]
+    pub static TOOLS: Registry<Notes, Error> = [pages::render, pages::export, clear_caches, info,];
 }
 
 fn main() {
@@ -94,4 +102,7 @@ fn main() {
     let properties = schema["properties"].as_object().expect("properties");
     assert_eq!(properties.keys().collect::<Vec<_>>(), ["pageSlug", "maxDepth", "refs"]);
     assert_eq!(properties["maxDepth"]["description"], "How many levels of blocks to render.");
+
+    let reply = TOOLS.call(&Notes, "clear_caches", serde_json::Value::Null).expect("registered");
+    assert_eq!(reply.and_then(|reply| reply.data()), Ok(serde_json::json!([])));
 }

@@ -1,16 +1,19 @@
+#[path = "../../support/mod.rs"]
+mod support;
+
+use support::{Error, Notes};
+use outl_registry::Registry;
 use outl_macros::{registry, tool};
-use outl_server::Error;
-use outl_server::mcp::registry::NoArgs;
-use outl_server::workspace::Workspace;
+use outl_registry::NoArgs;
 
 /// Report the workspace.
 #[tool(read_only, payload = json)]
-fn workspace_info(_ws: &Workspace, _args: NoArgs) -> Result<String, Error> {
+fn workspace_info(_ws: &Notes, _args: NoArgs) -> Result<String, Error> {
     Ok(String::new())
 }
 
 registry! {
-    static TOOLS = [workspace_info];
+    static TOOLS: Registry<Notes, Error> = [workspace_info];
 }
 
 fn main() {}

@@ -8,7 +8,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{Field, Justification, Payload, SHARED_ARGS, ToolSpec};
+use super::{Field, Justification, Payload, ToolSpec};
 
 /// A compile-time message: `const fn`s cannot allocate, so text is appended into a fixed
 /// buffer (cut at a character boundary if it ever overflows).
@@ -87,8 +87,8 @@ impl Msg {
         self.push(")");
     }
 
-    /// A tool's `tools.toml` table: the one format the build prints and `outl tools
-    /// --contract` lists, in canonical key order.
+    /// A tool's `tools.toml` table: the one format the build prints and
+    /// [`ToolSpec::contract_table`] returns, in canonical key order.
     pub const fn push_contract_table(&mut self, spec: &ToolSpec) {
         self.push("[");
         self.push_toml_key(spec.name);
@@ -420,17 +420,18 @@ pub const fn arg_field(tool: &str, args: &str, fields: &[Field], name: &str) -> 
 }
 
 /// Every argument field has a description for `inputSchema`, but for the arguments the
-/// server's instructions describe for every tool ([`SHARED_ARGS`]), which have none, so that
-/// the model reads what each means once.
-pub const fn documented_args(tool: &str, args: &str, fields: &[Field]) -> Msg {
+/// server's instructions describe for every tool (`shared`, its context's
+/// [`SHARED_ARGS`](crate::ToolContext::SHARED_ARGS)), which have none, so that the model reads
+/// what each means once.
+pub const fn documented_args(tool: &str, args: &str, fields: &[Field], shared: &[&str]) -> Msg {
     let mut undocumented = Msg::new();
     let mut redescribed = Msg::new();
     let mut i = 0;
     while i < fields.len() {
-        let shared = contains(&SHARED_ARGS, fields[i].name);
-        let list = if shared && fields[i].documented {
+        let is_shared = contains(shared, fields[i].name);
+        let list = if is_shared && fields[i].documented {
             &mut redescribed
-        } else if !shared && !fields[i].documented {
+        } else if !is_shared && !fields[i].documented {
             &mut undocumented
         } else {
             i += 1;

@@ -5,23 +5,19 @@
 //! was shown, then decoded by serde; a serde error that the schema did not foresee (a custom
 //! deserializer's own rule) is reported with the path where it happened.
 //!
-//! Every string argument has a length limit: the `maxLength` its schema states (markdown,
-//! block text, property values), else [`MAX_STRING_CHARS`] (names, slugs, ids, dates, cursors,
-//! queries), so that no argument is longer than what the tool can use.
+//! Every string argument has a length limit: the `maxLength` its schema states, else
+//! [`MAX_STRING_CHARS`] (names, ids, dates, cursors, queries), so that no argument is longer
+//! than what the tool can use.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::{Error, ErrorCode};
+use crate::ToolError;
 
 /// The longest string argument, in characters, where the schema states no `maxLength`: a
-/// page name, slug, alias, tag, block id, property key, date, cursor or search query.
+/// name, id, key, date, cursor or search query.
 pub const MAX_STRING_CHARS: usize = 1_000;
-/// The longest block text or property value an argument may carry, in characters.
-pub const MAX_TEXT_CHARS: usize = 20_000;
-/// The longest markdown one call may write, in characters.
-pub const MAX_MARKDOWN_CHARS: usize = 1_000_000;
 
 /// One thing wrong with the arguments, at `pointer` (RFC 6901; `""` is the arguments object).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -31,11 +27,11 @@ pub struct Problem {
 }
 
 /// Decode `args` against the tool's `schema`. `null` (arguments left out) means `{}`.
-/// The error is `INVALID_ARGUMENTS` with `data.problems` listing each problem.
-pub fn decode_args<A: DeserializeOwned>(
+/// The error is [`ToolError::invalid_arguments`] with `data.problems` listing each problem.
+pub fn decode_args<A: DeserializeOwned, E: ToolError>(
     schema: &Map<String, Value>,
     args: Value,
-) -> Result<A, Error> {
+) -> Result<A, E> {
     let args = if args.is_null() {
         Value::Object(Map::new())
     } else {
@@ -56,9 +52,9 @@ pub fn decode_args<A: DeserializeOwned>(
     Err(invalid_arguments(problems))
 }
 
-/// `INVALID_ARGUMENTS` listing `problems` in `data.problems`; handlers use it for what the schema
-/// cannot say (two arguments that exclude each other, a malformed date).
-pub fn invalid_arguments(problems: Vec<Problem>) -> Error {
+/// [`ToolError::invalid_arguments`] listing `problems` in `data.problems`; handlers use it for
+/// what the schema cannot say (two arguments that exclude each other, a malformed date).
+pub fn invalid_arguments<E: ToolError>(problems: Vec<Problem>) -> E {
     let summary = problems
         .iter()
         .map(|p| {
@@ -70,7 +66,7 @@ pub fn invalid_arguments(problems: Vec<Problem>) -> Error {
         })
         .collect::<Vec<_>>()
         .join("; ");
-    Error::new(ErrorCode::InvalidArguments, summary).with_data(json!({ "problems": problems }))
+    E::invalid_arguments(summary, json!({ "problems": problems }))
 }
 
 fn pointer_of(path: &serde_path_to_error::Path) -> String {
@@ -512,19 +508,43 @@ mod tests {
         text: Option<String>,
     }
 
+    /// An error that keeps what the runtime gives it.
+    #[derive(Debug)]
+    struct Refusal {
+        data: Option<Value>,
+    }
+
+    impl ToolError for Refusal {
+        fn code(&self) -> &str {
+            "REFUSED"
+        }
+        fn message(&self) -> &str {
+            ""
+        }
+        fn data(&self) -> Option<&Value> {
+            self.data.as_ref()
+        }
+        fn invalid_arguments(_message: String, data: Value) -> Self {
+            Refusal { data: Some(data) }
+        }
+        fn internal(_message: String) -> Self {
+            Refusal { data: None }
+        }
+    }
+
     fn problems(args: Value) -> Vec<Value> {
-        let schema = crate::mcp::registry::input_schema_for::<Args>();
-        let error = decode_args::<Args>(&schema, args).expect_err("refused");
+        let schema = crate::input_schema_for::<Args>();
+        let error = decode_args::<Args, Refusal>(&schema, args).expect_err("refused");
         let data = error.data.expect("data");
         data["problems"].as_array().expect("problems").clone()
     }
 
     #[test]
     fn an_optional_argument_sent_as_null_is_one_left_out() {
-        let schema = crate::mcp::registry::input_schema_for::<Args>();
+        let schema = crate::input_schema_for::<Args>();
         assert_eq!(schema["properties"]["text"]["type"], "string");
-        let decoded: Args =
-            decode_args(&schema, json!({"name": "n", "text": null})).expect("null is absent");
+        let decoded: Args = decode_args::<_, Refusal>(&schema, json!({"name": "n", "text": null}))
+            .expect("null is absent");
         assert_eq!(decoded.text, None);
         // A required argument has no null to stand for it.
         let found = problems(json!({"name": null}));
@@ -556,8 +576,8 @@ mod tests {
             "6 characters, over the limit of 5 for this argument"
         );
         // Characters, not bytes.
-        let schema = crate::mcp::registry::input_schema_for::<Args>();
+        let schema = crate::input_schema_for::<Args>();
         let at_limit = json!({"name": "é".repeat(MAX_STRING_CHARS), "text": "ééééé"});
-        assert!(decode_args::<Args>(&schema, at_limit).is_ok());
+        assert!(decode_args::<Args, Refusal>(&schema, at_limit).is_ok());
     }
 }

@@ -1,6 +1,12 @@
-//! The runtime half of the tool registry. `#[outl_macros::tool]` implements [`Tool`] for each
-//! handler and `outl_macros::registry!` collects them into a [`Registry`]; nothing here is
-//! written by hand per tool.
+//! The runtime of the tool registry that `outl-macros` generates: what the expansion of
+//! `#[tool]`, `registry!` and `#[derive(ToolFields)]` names, and what a server built on it calls
+//! to list its tools and answer `tools/call` with RFC 0276's replies. `#[tool]` implements
+//! [`Tool`] and [`CallTool`] for each handler and `registry!` collects them into a
+//! [`Registry`]; nothing here is written by hand per tool.
+//!
+//! A server brings two types: the context its handlers borrow (a [`ToolContext`], which says
+//! how a success is written and which arguments need no description) and the error they return
+//! (a [`ToolError`], which gives its code, message and data to the error reply).
 //!
 //! The compile-time rules (RFC 0276's droppability test, the `tools.toml` contract) are
 //! evaluated by `const` items that the macros generate; the `const fn`s they call live in
@@ -9,29 +15,61 @@
 mod args;
 #[doc(hidden)]
 pub mod checks;
+mod wire;
 
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 pub use serde_json::{Map, Value};
 
-pub use self::args::{
-    MAX_MARKDOWN_CHARS, MAX_STRING_CHARS, MAX_TEXT_CHARS, Problem, decode_args, invalid_arguments,
-};
-use crate::workspace::Workspace;
-use crate::{Error, ErrorCode};
+pub use self::args::{MAX_STRING_CHARS, Problem, decode_args, invalid_arguments};
+pub use self::wire::{tool_definitions, tool_error_payload, tool_success_payload};
 
-/// The arguments that mean the same in every tool that takes them (a page, a block, markdown to
-/// write, a slice's size, where it continues, the reply's size), described once, in the server's instructions
-/// (`mcp::server::INSTRUCTIONS`), instead of in each `inputSchema`: an argument field of one
-/// of these names has no doc comment, and every other one has (checked at compile time).
-pub const SHARED_ARGS: [&str; 6] = ["slug", "id", "md", "limit", "cursor", "budget"];
+/// The type a server's handlers borrow as their first parameter. What it says holds for every
+/// tool of the server.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool context",
+    label = "the handler's first parameter borrows it",
+    note = "implement `ToolContext` for `{Self}`; `impl ToolContext for {Self} {{}}` takes the defaults"
+)]
+pub trait ToolContext {
+    /// The arguments that mean the same in every tool that takes them, described once in the
+    /// server's instructions instead of in each `inputSchema`: an argument field of one of
+    /// these names has no doc comment, and every other one has (checked at compile time).
+    const SHARED_ARGS: &'static [&'static str] = &[];
+
+    /// The text of a success reply of a JSON payload: compact JSON of the handler's output.
+    /// This is the projection hook: a server that drops more of its own types (RFC 0276 lets a
+    /// projection drop what the reader can re-derive, never the only copy) writes them here.
+    fn success_json<T: serde::Serialize + ?Sized>(output: &T) -> serde_json::Result<String> {
+        serde_json::to_string(output)
+    }
+}
+
+/// The error a handler returns, as the error reply carries it: a stable code a caller can
+/// branch on, a message, and data a caller can act on. The runtime makes its own errors through
+/// the two constructors.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool error",
+    label = "the handler's error type",
+    note = "implement `ToolError` for `{Self}`: the error reply sends its code, message and data"
+)]
+pub trait ToolError: Sized {
+    fn code(&self) -> &str;
+    fn message(&self) -> &str;
+    fn data(&self) -> Option<&Value>;
+    /// Arguments that do not fit the tool's input schema; `data` lists each problem (SEP-1303).
+    fn invalid_arguments(message: String, data: Value) -> Self;
+    /// A bug the runtime catches: a handler output that is not JSON.
+    fn internal(message: String) -> Self;
+}
 
 /// How a success reply is projected onto the MCP wire (RFC 0276 decision 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Payload {
-    /// The whole handler output as compact JSON, outline nodes pruned of GUI fields.
+    /// The whole handler output as compact JSON, written by [`ToolContext::success_json`].
     Json,
     /// Only this `String` field of the handler output, as raw markdown; every other field is
     /// listed in the tool's `drops` with where the caller gets it instead, but `cut`: the
@@ -59,7 +97,8 @@ pub struct Drop {
     pub why: Justification,
 }
 
-/// MCP tool annotations. `openWorldHint` is always false: outl touches only its workspace.
+/// MCP tool annotations. `openWorldHint` is always false: a tool of the registry touches only
+/// what its server holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Annotations {
     pub read_only: bool,
@@ -90,65 +129,77 @@ impl ToolSpec {
 }
 
 /// A successful call before projection. The handler's output stays typed until a surface
-/// serializes it, so that each serializes it once and only as far as it sends it: the CLI
-/// prints all of it ([`Reply::data`]), the MCP projection leaves out what RFC 0276 prunes
-/// without computing it (`mcp::payload`).
-pub struct Reply {
+/// serializes it, so that each serializes it once and only as far as it sends it: a command
+/// line prints all of it ([`Reply::data`]), the MCP reply ([`tool_success_payload`]) writes
+/// it through its context's [`ToolContext::success_json`]. `E` is the tool's error type.
+pub struct Reply<E> {
     pub payload: Payload,
     /// The tool that produced it, for the message of an output that is not JSON.
     tool: &'static str,
     output: Box<dyn Output>,
+    error: PhantomData<fn() -> E>,
 }
 
 /// A handler output of any type, serialized on demand in the two ways there are.
 trait Output: Send {
     fn to_value(&self) -> serde_json::Result<Value>;
-    fn to_pruned_json(&self) -> serde_json::Result<String>;
+    fn to_success_json(&self) -> serde_json::Result<String>;
 }
 
-impl<T: serde::Serialize + Send> Output for T {
+/// An output with the projection of the context it was computed in.
+struct Projected<T> {
+    output: T,
+    success_json: fn(&T) -> serde_json::Result<String>,
+}
+
+impl<T: serde::Serialize + Send> Output for Projected<T> {
     fn to_value(&self) -> serde_json::Result<Value> {
-        serde_json::to_value(self)
+        serde_json::to_value(&self.output)
     }
 
-    fn to_pruned_json(&self) -> serde_json::Result<String> {
-        crate::mcp::payload::pruned_json(self)
+    fn to_success_json(&self) -> serde_json::Result<String> {
+        (self.success_json)(&self.output)
     }
 }
 
-impl Reply {
-    pub fn new(
+impl<E: ToolError> Reply<E> {
+    /// The reply of a handler that ran in a `C`, whose projection writes it.
+    pub fn new<C: ToolContext + ?Sized, T: serde::Serialize + Send + 'static>(
         tool: &'static str,
         payload: Payload,
-        output: impl serde::Serialize + Send + 'static,
-    ) -> Reply {
+        output: T,
+    ) -> Reply<E> {
         Reply {
             payload,
             tool,
-            output: Box::new(output),
+            output: Box::new(Projected {
+                output,
+                success_json: C::success_json::<T>,
+            }),
+            error: PhantomData,
         }
     }
 
-    /// The handler's whole output as JSON, exactly as the CLI prints it.
-    pub fn data(&self) -> Result<Value, Error> {
+    /// The handler's whole output as JSON, exactly as a command line prints it.
+    pub fn data(&self) -> Result<Value, E> {
         self.output.to_value().map_err(|e| not_json(self.tool, e))
     }
 
-    /// The handler's output as compact JSON without what RFC 0276 prunes, written straight
-    /// from its own type (`mcp::payload` owns the pruning).
-    pub(crate) fn pruned_json(&self) -> Result<String, Error> {
+    /// The handler's output as the text of a JSON success reply, written by its context's
+    /// [`ToolContext::success_json`].
+    pub fn success_json(&self) -> Result<String, E> {
         self.output
-            .to_pruned_json()
+            .to_success_json()
             .map_err(|e| not_json(self.tool, e))
     }
 }
 
-impl std::fmt::Debug for Reply {
+impl<E> std::fmt::Debug for Reply<E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Reply")
             .field("tool", &self.tool)
             .field("payload", &self.payload)
-            .field("data", &self.data())
+            .field("data", &self.output.to_value())
             .finish()
     }
 }
@@ -179,35 +230,47 @@ pub trait ToolFields {
     const FIELDS: &'static [Field];
 }
 
-/// A registered tool. Implemented by `#[tool]` on a unit struct named like the handler.
+/// A registered tool's wire shape. Implemented by `#[tool]` on a unit struct named like the
+/// handler.
 pub trait Tool {
     const SPEC: ToolSpec;
+    /// Whether this is what `#[tool]` puts in place of an item it refused, so that the
+    /// registry listing it adds no error of its own to the item's.
+    #[doc(hidden)]
+    const STAND_IN: bool = false;
     /// The JSON Schema of the arguments (see [`input_schema_for`]), built once.
     fn input_schema() -> &'static Map<String, Value>;
-    /// Decode the arguments, run the handler, serialize its whole output.
-    fn call(ws: &Workspace, args: Value) -> Result<Value, Error>;
-    /// [`Tool::call`] with the output kept typed, for a surface that sends only part of it
-    /// (`#[tool]` implements it; by default it holds what `call` returns).
-    fn reply(ws: &Workspace, args: Value) -> Result<Reply, Error> {
-        let data = Self::call(ws, args)?;
-        Ok(Reply::new(Self::SPEC.name, Self::SPEC.payload, data))
-    }
+}
+
+/// A registered tool's call, in the context `C` its handler borrows, failing with its error
+/// type `E`. Implemented by `#[tool]` beside [`Tool`].
+pub trait CallTool<C: ?Sized, E>: Tool {
+    /// Decode the arguments, run the handler, keep its output typed in the reply.
+    fn call(cx: &C, args: Value) -> Result<Reply<E>, E>;
 }
 
 /// A [`Tool`] as a value, so that tools of different types share one list.
-#[derive(Clone, Copy)]
-pub struct ToolEntry {
+pub struct ToolEntry<C: ?Sized + 'static, E: 'static> {
     pub spec: ToolSpec,
     input_schema: fn() -> &'static Map<String, Value>,
-    call: fn(&Workspace, Value) -> Result<Reply, Error>,
+    call: fn(&C, Value) -> Result<Reply<E>, E>,
 }
 
-impl ToolEntry {
-    pub const fn of<T: Tool>() -> Self {
+// Not derived: a derive would ask `C` and `E` to be `Clone` too.
+impl<C: ?Sized, E> Clone for ToolEntry<C, E> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<C: ?Sized, E> Copy for ToolEntry<C, E> {}
+
+impl<C: ?Sized, E> ToolEntry<C, E> {
+    pub const fn of<T: CallTool<C, E>>() -> Self {
         ToolEntry {
             spec: T::SPEC,
             input_schema: T::input_schema,
-            call: T::reply,
+            call: T::call,
         }
     }
 
@@ -220,12 +283,12 @@ impl ToolEntry {
     }
 
     /// Run the tool; the reply carries its projection kind with the output.
-    pub fn call(&self, ws: &Workspace, args: Value) -> Result<Reply, Error> {
-        (self.call)(ws, args)
+    pub fn call(&self, cx: &C, args: Value) -> Result<Reply<E>, E> {
+        (self.call)(cx, args)
     }
 }
 
-impl std::fmt::Debug for ToolEntry {
+impl<C: ?Sized, E> std::fmt::Debug for ToolEntry<C, E> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolEntry")
             .field("spec", &self.spec)
@@ -233,38 +296,47 @@ impl std::fmt::Debug for ToolEntry {
     }
 }
 
-/// Every tool of the server, in the order `registry!` lists them (which is the order of
+/// Every tool of a server, in the order `registry!` lists them (which is the order of
 /// `tools/list`). Names are unique: `registry!` refuses a duplicate at compile time.
-#[derive(Debug)]
-pub struct Registry {
-    tools: &'static [ToolEntry],
+pub struct Registry<C: ?Sized + 'static, E: 'static> {
+    tools: &'static [ToolEntry<C, E>],
 }
 
-impl Registry {
-    pub const fn new(tools: &'static [ToolEntry]) -> Self {
+impl<C: ?Sized, E> Registry<C, E> {
+    pub const fn new(tools: &'static [ToolEntry<C, E>]) -> Self {
         Registry { tools }
     }
 
-    pub fn tools(&self) -> &'static [ToolEntry] {
+    pub fn tools(&self) -> &'static [ToolEntry<C, E>] {
         self.tools
     }
 
-    pub fn get(&self, name: &str) -> Option<&'static ToolEntry> {
+    pub fn get(&self, name: &str) -> Option<&'static ToolEntry<C, E>> {
         self.tools.iter().find(|tool| tool.spec.name == name)
     }
 
     /// `None` when no tool has that name (JSON-RPC -32602 on the MCP wire).
-    pub fn call(&self, ws: &Workspace, name: &str, args: Value) -> Option<Result<Reply, Error>> {
-        self.get(name).map(|tool| tool.call(ws, args))
+    pub fn call(&self, cx: &C, name: &str, args: Value) -> Option<Result<Reply<E>, E>> {
+        self.get(name).map(|tool| tool.call(cx, args))
+    }
+}
+
+impl<C: ?Sized, E> std::fmt::Debug for Registry<C, E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Registry")
+            .field("tools", &self.tools)
+            .finish()
     }
 }
 
 /// The arguments of a tool that takes none: `{}` (or no arguments at all), nothing else.
-#[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema, outl_macros::ToolFields,
-)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoArgs {}
+
+impl ToolFields for NoArgs {
+    const FIELDS: &'static [Field] = &[];
+}
 
 /// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root, subschemas
 /// inlined (only a recursive type keeps `$defs`), and only what a model needs to call the tool
@@ -384,15 +456,15 @@ pub fn cached_input_schema<A: JsonSchema>(
 }
 
 /// Serialize a handler's whole output; a type that cannot be JSON is a bug, reported as one.
-pub fn output_to_value<T: serde::Serialize>(tool: &str, output: &T) -> Result<Value, Error> {
+pub fn output_to_value<T: serde::Serialize, E: ToolError>(
+    tool: &str,
+    output: &T,
+) -> Result<Value, E> {
     serde_json::to_value(output).map_err(|e| not_json(tool, e))
 }
 
-fn not_json(tool: &str, e: impl std::fmt::Display) -> Error {
-    Error::new(
-        ErrorCode::Internal,
-        format!("{tool}: the handler's output is not JSON: {e}"),
-    )
+fn not_json<E: ToolError>(tool: &str, e: impl std::fmt::Display) -> E {
+    E::internal(format!("{tool}: the handler's output is not JSON: {e}"))
 }
 
 #[cfg(test)]
