@@ -2,7 +2,9 @@
 //! tools over MCP stdio: every `.md` and `.org` file under `pages/` and `journals/` is served
 //! or listed by `outl_workspace_info` with why it is not.
 
-use crate::mcp_support::{StdioSession, column, json_payload, outline_nodes, workspace_with};
+use crate::mcp_support::{
+    StdioSession, column, files_of, json_payload, open_once, outline_nodes, workspace_with,
+};
 use serde_json::json;
 
 /// An org page as Logseq wrote them in 2020: `#+TITLE:`, headlines from `**`, drawers.
@@ -165,4 +167,104 @@ fn every_page_file_is_served_or_listed_with_why_it_is_not() {
         ]
     );
     s.finish();
+}
+
+/// Reading never writes a page file: every read-only tool of `tools/list`, called on pages of
+/// each style Logseq has written (front matter, two-space indents, a UUID `id::` and a ref to
+/// it, org, a Chinese journal day, no final newline), leaves every file outside `.outl/` as it
+/// was, byte for byte.
+#[test]
+fn every_read_tool_leaves_every_page_file_as_it_was() {
+    let uuid = "6571a3f0-1111-2222-3333-444455556666";
+    let ws = workspace_with(&[
+        (
+            "pages/Front matter.md",
+            "---\ntitle: Front matter\ntags: [reading, notes]\n---\n\n# A heading\n- a block under it\n",
+        ),
+        (
+            "pages/Two spaces.md",
+            &format!("- parent\n  - child with an id\n    id:: {uuid}\n- see (({uuid}))\n"),
+        ),
+        ("pages/Changelog 2020.org", ORG_PAGE),
+        ("journals/2020_05_14.org", ORG_DAY),
+        (
+            "journals/2024_06_12.md",
+            "- 今天读了 [[Two spaces]] #阅读\n\t- DONE 写完笔记\n\t  collapsed:: true\n\t\t- 细节",
+        ),
+        ("logseq/config.edn", "{:preferred-format :markdown}\n"),
+    ]);
+    open_once(ws.path());
+    let page_files = |files: std::collections::BTreeMap<String, Vec<u8>>| {
+        files
+            .into_iter()
+            .filter(|(path, _)| !path.starts_with(".outl"))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let before = page_files(files_of(ws.path()));
+    assert_eq!(before.len(), 6, "{:?}", before.keys());
+
+    let mut session = StdioSession::initialized(ws.path());
+    let listed = session.request(2, "tools/list", json!({}));
+    let read_only: Vec<String> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter(|tool| tool["annotations"]["readOnlyHint"] == true)
+        .map(|tool| tool["name"].as_str().expect("a name").to_owned())
+        .collect();
+    assert!(read_only.len() > 15, "{read_only:?}");
+    let child = json_payload(&session.call("outl_page_get", json!({"slug": "Two spaces"})))
+        ["outline"][0]["children"][0]["id"]
+        .as_str()
+        .expect("the child's id")
+        .to_owned();
+    let slugs = ["front matter", "two spaces", "changelog 2020"];
+    let mut calls: Vec<(&str, serde_json::Value)> = vec![
+        ("outl_workspace_info", json!({})),
+        ("outl_page_list", json!({})),
+        (
+            "outl_page_list",
+            json!({"query": "changlog", "details": true}),
+        ),
+        ("outl_block_get", json!({"id": child})),
+        ("outl_block_tree", json!({"id": child})),
+        ("outl_block_refs", json!({"id": uuid})),
+        ("outl_daily_get", json!({"date": "2024-06-12"})),
+        ("outl_daily_get", json!({"date": "2020-05-14"})),
+        ("outl_daily_list", json!({})),
+        ("outl_search", json!({"query": "笔记"})),
+        ("outl_search", json!({"query": "\"a block\""})),
+        ("outl_tasks", json!({})),
+        ("outl_tags", json!({})),
+        ("outl_tag_get", json!({"tag": "阅读"})),
+        ("outl_property_query", json!({"key": "tags"})),
+        ("outl_recent", json!({})),
+        ("outl_log", json!({})),
+    ];
+    for slug in slugs {
+        for tool in [
+            "outl_page_get",
+            "outl_page_render",
+            "outl_page_backlinks",
+            "outl_links",
+            "outl_export_md",
+            "outl_export_json",
+        ] {
+            calls.push((tool, json!({ "slug": slug })));
+        }
+    }
+    for (tool, args) in &calls {
+        let reply = session.call(tool, args.clone());
+        assert_ne!(reply["result"]["isError"], true, "{tool} {args}: {reply}");
+    }
+    session.finish();
+    let called: std::collections::BTreeSet<&str> = calls.iter().map(|(tool, _)| *tool).collect();
+    for tool in &read_only {
+        assert!(called.contains(tool.as_str()), "{tool} is not called");
+    }
+    assert_eq!(
+        page_files(files_of(ws.path())),
+        before,
+        "a read changed a page file"
+    );
 }
