@@ -202,7 +202,7 @@ pub use index::{Holder, Index, IndexHit, SearchPage};
 pub use load::Skipped;
 pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
 pub use names::{NameFormat, slug};
-pub use oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
+pub use oplog::{Body, ChangeContent, Content, Op, OpKind, PageChange, PageVersion};
 pub use tree::Place;
 pub(crate) use write::misread_text;
 pub use write::{Adopted, LogPage, ReplayOutcome};
