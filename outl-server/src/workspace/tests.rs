@@ -928,19 +928,19 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn background_probes(ws: &Workspace) -> usize {
-    ws.background_looks.probes.load(Ordering::Acquire)
+fn watcher_rounds(ws: &Workspace) -> usize {
+    ws.watcher_counts.rounds.load(Ordering::Acquire)
 }
 
-fn background_refreshes(ws: &Workspace) -> usize {
-    ws.background_looks.refreshes.load(Ordering::Acquire)
+fn watcher_refreshes(ws: &Workspace) -> usize {
+    ws.watcher_counts.refreshes.load(Ordering::Acquire)
 }
 
 #[test]
-fn a_watched_workspace_notices_outside_edits_without_a_read() {
+fn the_outside_edit_watcher_notices_outside_edits_without_a_read() {
     let (dir, ws) = sample_workspace();
     let ws = Arc::new(ws);
-    ws.watch_every(Duration::from_millis(10));
+    ws.watch_outside_edits_every(Duration::from_millis(10));
     write(
         dir.path(),
         "pages/Dropped in.md",
@@ -951,7 +951,7 @@ fn a_watched_workspace_notices_outside_edits_without_a_read() {
     // The graph is read directly: a snapshot would be a read that could look by itself.
     wait_until("the three outside changes are in the graph", || {
         let graph = ws.graph();
-        background_refreshes(&ws) >= 1
+        watcher_refreshes(&ws) >= 1
             && graph.page("dropped in").is_some()
             && graph.frozen_page("bob").is_some()
             && graph.page("2026-11-30").is_none()
@@ -965,7 +965,7 @@ fn a_watched_workspace_notices_outside_edits_without_a_read() {
 }
 
 #[test]
-fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
+fn the_outside_edit_watcher_takes_no_lock_on_an_unchanged_workspace() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "pages/Dup.md", "- canonical\n");
     write(dir.path(), "pages/dup.md", "- other\n");
@@ -975,19 +975,19 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
     let ws = Arc::new(Workspace::open(dir.path()).unwrap());
     assert_eq!(ws.graph().shadowed().len(), 1);
     assert_eq!(ws.graph().skipped().len(), 1);
-    ws.watch_every(Duration::from_millis(10));
-    // The first probe has no stamps of the shadowed and unreadable files and refreshes once;
+    ws.watch_outside_edits_every(Duration::from_millis(10));
+    // The first round has no stamps of the shadowed and unreadable files and refreshes once;
     // the second starts after that refresh is done.
-    wait_until("two probes ran", || background_probes(&ws) >= 2);
+    wait_until("two rounds ran", || watcher_rounds(&ws) >= 2);
 
-    // Held writer: a probe that wanted to refresh would wait here for good.
+    // Held writer: a round that wanted to refresh would wait here for good.
     let writer = ws.lock_writer();
-    let (probes, refreshes) = (background_probes(&ws), background_refreshes(&ws));
+    let (rounds, refreshes) = (watcher_rounds(&ws), watcher_refreshes(&ws));
     wait_until(
-        "three more probes ran while a writer held the workspace",
-        || background_probes(&ws) >= probes + 3,
+        "three more rounds ran while a writer held the workspace",
+        || watcher_rounds(&ws) >= rounds + 3,
     );
-    assert_eq!(background_refreshes(&ws), refreshes);
+    assert_eq!(watcher_refreshes(&ws), refreshes);
     drop(writer);
 
     // A change to a file that is not served is a difference, and so, once that is seen, is a
@@ -999,7 +999,7 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
     assert!(ws.graph().skipped().is_empty());
     fs::remove_file(dir.path().join("pages/Dup.md")).unwrap();
     wait_until("the shadowed file is served, by a second refresh", || {
-        background_refreshes(&ws) >= refreshes + 2
+        watcher_refreshes(&ws) >= refreshes + 2
             && ws
                 .graph()
                 .page("dup")
@@ -1009,7 +1009,7 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
 }
 
 #[test]
-fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
+fn the_outside_edit_watcher_does_not_take_outls_own_writes_for_outside_edits() {
     let (dir, ws) = sample_workspace();
     let last_seen = Listing::take(ws.root(), &ws.config().hidden).stamps;
     assert!(!ws.differs_from_disk(&Listing::take(ws.root(), &ws.config().hidden), &last_seen));
@@ -1021,7 +1021,7 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     let blocks = ws.parse_blocks("- new\n");
     ws.create_page("Fresh", Properties::new(), blocks).unwrap();
     ws.delete_page("2026-11-30").unwrap();
-    // Three files moved since the last look, all by outl: the graph has them.
+    // Three files moved since the last round, all by outl: the graph has them.
     let listing = Listing::take(ws.root(), &ws.config().hidden);
     let moved = listing
         .stamps
