@@ -16,7 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use outl_server::workspace::{Block, BlockList, Workspace, content_hash};
+use outl_server::workspace::{Block, BlockList, OpKind, Workspace, content_hash};
 
 const COUNTER: &str = "counter";
 
@@ -85,7 +85,7 @@ fn writer_process() {
             continue;
         }
         let text = format!("{tag}-{i}");
-        ws.edit("test.append", &[COUNTER], |pages| {
+        ws.edit(OpKind::PageAppend, &[COUNTER], |pages| {
             pages[0].blocks_mut().push(Block {
                 id: Default::default(),
                 text: text.clone(),

@@ -19,7 +19,7 @@ use super::slices::{self, Cut, Window};
 use crate::actions::MAX_TEXT_CHARS;
 use crate::mcp::payload::wire_len;
 use crate::outline::{self, MAX_DEPTH, Properties, Syntax, TaskMarker};
-use crate::workspace::{Block, BlockList, Graph, Page, Place, Workspace, served_id};
+use crate::workspace::{Block, BlockList, Graph, OpKind, Page, Place, Workspace, served_id};
 use crate::{Error, ErrorCode};
 
 /// The property that folds a block.
@@ -374,7 +374,7 @@ pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Err
         .map_or(Syntax::Markdown, |page| Syntax::of_file(&page.file));
     let block = new_block(ws, &args.text, syntax)?;
     let id = block.id.clone();
-    ws.edit("block.insert", &[&slug], |pages| {
+    ws.edit(OpKind::BlockInsert, &[&slug], |pages| {
         let page = &mut pages[0];
         put(page, &anchor, block)?;
         placed(page, &id)
@@ -385,7 +385,7 @@ pub fn outl_block_insert(ws: &Workspace, args: InsertArgs) -> Result<Placed, Err
 /// task marker, planning and logbook stay.
 #[tool(destructive, idempotent, payload = json)]
 pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Error> {
-    edit_block(ws, "block.update", &args.id, |page, block| {
+    edit_block(ws, OpKind::BlockUpdate, &args.id, |page, block| {
         let text = match outline::task_marker(&args.text) {
             Some(_) => Cow::Borrowed(args.text.as_str()),
             None => {
@@ -405,7 +405,7 @@ pub fn outl_block_update(ws: &Workspace, args: UpdateArgs) -> Result<Written, Er
 #[tool(destructive, payload = json)]
 pub fn outl_block_delete(ws: &Workspace, args: BlockRef) -> Result<Deleted, Error> {
     let slug = page_of(ws, &args.id)?;
-    ws.edit("block.delete", &[&slug], |pages| {
+    ws.edit(OpKind::BlockDelete, &[&slug], |pages| {
         let page = &mut pages[0];
         let block = page
             .take_block(&args.id)
@@ -439,7 +439,7 @@ pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> 
     };
     // The destination is the last page of the edit (the only one when it is the source).
     let target = slugs.len() - 1;
-    ws.edit("block.move", &slugs, |pages| {
+    ws.edit(OpKind::BlockMove, &slugs, |pages| {
         let block = pages[0]
             .take_block(&args.id)
             .ok_or_else(|| lookup::block_not_found(&args.id))?;
@@ -465,7 +465,7 @@ pub fn outl_block_move(ws: &Workspace, args: MoveArgs) -> Result<Placed, Error> 
 #[tool(payload = json)]
 pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
-    ws.edit("block.indent", &[&slug], |pages| {
+    ws.edit(OpKind::BlockIndent, &[&slug], |pages| {
         let page = &mut pages[0];
         let (mut path, _) = page
             .blocks()
@@ -495,7 +495,7 @@ pub fn outl_block_indent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error
 #[tool(payload = json)]
 pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Error> {
     let slug = page_of(ws, &args.id)?;
-    ws.edit("block.outdent", &[&slug], |pages| {
+    ws.edit(OpKind::BlockOutdent, &[&slug], |pages| {
         let page = &mut pages[0];
         let parent =
             parent_id(page, &args.id).ok_or_else(|| match page.blocks().find(&args.id) {
@@ -514,7 +514,7 @@ pub fn outl_block_outdent(ws: &Workspace, args: BlockRef) -> Result<Placed, Erro
 #[tool(idempotent, payload = json)]
 pub fn outl_block_todo(ws: &Workspace, args: TodoArgs) -> Result<TaskSet, Error> {
     let marker = args.state.marker();
-    edit_block(ws, "block.todo", &args.id, |page, block| {
+    edit_block(ws, OpKind::BlockTodo, &args.id, |page, block| {
         block.text = outline::set_task_marker(&block.text, marker);
         Ok(TaskSet {
             id: block.id.to_string(),
@@ -555,7 +555,7 @@ pub fn outl_block_property_set(
     if !problems.is_empty() {
         return Err(invalid_arguments(problems));
     }
-    edit_block(ws, "block.property_set", &args.id, |page, block| {
+    edit_block(ws, OpKind::BlockPropertySet, &args.id, |page, block| {
         set_property(&mut block.properties, &args.key, Some(value));
         Ok(PropertiesSet {
             id: block.id.to_string(),
@@ -571,7 +571,7 @@ pub fn outl_block_property_remove(
     ws: &Workspace,
     args: PropertyRemoveArgs,
 ) -> Result<PropertyRemoved, Error> {
-    edit_block(ws, "block.property_remove", &args.id, |page, block| {
+    edit_block(ws, OpKind::BlockPropertyRemove, &args.id, |page, block| {
         let removed = set_property(&mut block.properties, &args.key, None);
         Ok(PropertyRemoved {
             id: block.id.to_string(),
@@ -585,7 +585,7 @@ pub fn outl_block_property_remove(
 /// Fold or unfold a block (`collapsed:: true`).
 #[tool(idempotent, payload = json)]
 pub fn outl_block_collapse(ws: &Workspace, args: CollapseArgs) -> Result<Folded, Error> {
-    edit_block(ws, "block.collapse", &args.id, |page, block| {
+    edit_block(ws, OpKind::BlockCollapse, &args.id, |page, block| {
         let value = args.collapsed.then_some("true");
         set_property(&mut block.properties, COLLAPSED, value);
         Ok(Folded {
@@ -716,7 +716,7 @@ fn page_of(ws: &Workspace, id: &str) -> Result<String, Error> {
 /// One op changing one block in place: `f` gets the page's slug and the block.
 fn edit_block<R>(
     ws: &Workspace,
-    kind: &str,
+    kind: OpKind,
     id: &str,
     f: impl FnOnce(&str, &mut Block) -> Result<R, Error>,
 ) -> Result<R, Error> {

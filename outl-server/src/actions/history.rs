@@ -122,7 +122,7 @@ impl LogEntry {
         LogEntry {
             seq: op.seq,
             time: timestamp(op.ts),
-            kind: op.kind.clone(),
+            kind: op.kind.to_string(),
             pages: pages_of(op),
             undoes: op.undoes,
             redoes: op.redoes,
@@ -160,7 +160,7 @@ impl Replayed {
         Replayed {
             op: outcome.op.seq,
             pages: pages_of(&outcome.logged),
-            kind: outcome.op.kind,
+            kind: outcome.op.kind.to_string(),
             summary: outcome.summary,
             logged_as: outcome.logged.seq,
         }

@@ -17,7 +17,7 @@ use super::slices::{self, Cut, Window};
 use crate::actions::MAX_MARKDOWN_CHARS;
 use crate::mcp::payload::wire_len;
 use crate::outline::Syntax;
-use crate::workspace::{BlockList, Graph, Page, Workspace};
+use crate::workspace::{BlockList, Graph, OpKind, Page, Workspace};
 use crate::{Error, ErrorCode};
 
 /// The environment variable that overrides today's date.
@@ -196,7 +196,7 @@ pub fn outl_daily_append(ws: &Workspace, args: DailyAppendArgs) -> Result<DailyW
     let blocks = pages::blocks_to_append(ws, &args.md, syntax)?;
     let written = pages::WrittenIds::of(&blocks);
     // A day this creates is created by the same op, so that its undo takes the day away too.
-    ws.edit_day(date, "page.append", |page| {
+    ws.edit_day(date, OpKind::PageAppend, |page| {
         page.blocks_mut().extend(blocks);
         Ok(())
     })?;

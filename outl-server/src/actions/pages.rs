@@ -19,7 +19,7 @@ use crate::Error;
 use crate::actions::MAX_MARKDOWN_CHARS;
 use crate::mcp::payload::wire_len;
 use crate::outline::{Document, ParsedBlock, Syntax, Token, aliases};
-use crate::workspace::{Block, Graph, Page, Workspace, carry_ids, slug};
+use crate::workspace::{Block, Graph, OpKind, Page, Workspace, carry_ids, slug};
 
 /// How many `((ref))`s deep a rendered page follows a referenced block that refers to
 /// another: enough for quotes of quotes, and a cycle cannot loop.
@@ -539,7 +539,7 @@ pub fn replace(ws: &Workspace, slug: &str, md: &str) -> Result<PageWritten, Erro
     refuse_lines_front_matter_hides(md, syntax)?;
     let (properties, mut blocks) = ws.parse_page_as(syntax, md);
     let (written, removed_ids) = ws
-        .edit("page.update", &[slug], |pages| {
+        .edit(OpKind::PageUpdate, &[slug], |pages| {
             let page = &mut pages[0];
             carry_ids(&page.blocks(), &mut blocks);
             let ids = preorder_ids(&blocks);
@@ -597,7 +597,7 @@ pub fn blocks_to_append(ws: &Workspace, md: &str, syntax: Syntax) -> Result<Vec<
 /// Appends `blocks` to the page `slug`.
 pub fn append_blocks(ws: &Workspace, slug: &str, blocks: Vec<Block>) -> Result<PageWritten, Error> {
     let written = WrittenIds::of(&blocks);
-    ws.edit("page.append", &[slug], |pages| {
+    ws.edit(OpKind::PageAppend, &[slug], |pages| {
         pages[0].blocks_mut().extend(blocks);
         Ok(())
     })

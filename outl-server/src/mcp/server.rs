@@ -100,8 +100,8 @@ impl SharedWorkspace {
     }
 
     /// Starts opening the workspace at `root` on a thread of its own and returns at once. The
-    /// outcome is logged: how long the open took, or its error, once. Once open, the workspace
-    /// looks for files changed outside outl on a thread of its own
+    /// outcome is logged: how long the open took, or its error, once. Once open, the
+    /// outside-edit watcher looks for files changed outside outl
     /// ([`Workspace::watch_outside_edits`]), so that no call waits for that look. The threads
     /// are not joined: a process that ends while they run leaves the workspace as a crash
     /// would, which the next open repairs.

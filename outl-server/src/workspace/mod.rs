@@ -141,15 +141,16 @@
 //!
 //! - By default [`Workspace::snapshot`] looks, in whichever read comes due, holding the
 //!   workspace lock: right for a short-lived process (the CLI), which never waits long.
-//! - A long-running server calls [`Workspace::watch_outside_edits`]: a thread of its own looks
-//!   instead, and reads never do. It first *probes*: it lists and stats the page files with no
-//!   lock held and compares their stamps with those of its last look, which the graph agreed
-//!   with. Only the files whose stamp moved since, and those gone, are then checked against the
-//!   graph as it is by then (outl's own writes move files too, and the graph has their stamps).
-//!   Only a difference that remains (a new, gone or re-stamped file, a change to a file that is
-//!   not served, a shadowing page that stopped serving its name) makes it take the workspace
-//!   lock and refresh, which looks at everything again, so a change that races the probe costs
-//!   one redundant look at most. On an unchanged workspace, reads and writes therefore never
+//! - A long-running server starts the outside-edit watcher
+//!   ([`Workspace::watch_outside_edits`]): a thread of its own looks instead, and reads never
+//!   do. Each round, it lists and stats the page files with no lock held and compares their
+//!   stamps with those of its last round, which the graph agreed with. Only the files whose
+//!   stamp moved since, and those gone, are then checked against the graph as it is by then
+//!   (outl's own writes move files too, and the graph has their stamps). Only a difference that
+//!   remains (a new, gone or re-stamped file, a change to a file that is not served, a
+//!   shadowing page that stopped serving its name) makes it take the workspace lock and
+//!   refresh, which looks at everything again, so a change that races the listing costs one
+//!   redundant look at most. On an unchanged workspace, reads and writes therefore never
 //!   wait for a look at every file, and the graph is not held for a look at every page.
 //!
 //! A refresh stats the files with no lock on the graph (the workspace lock already keeps
@@ -202,7 +203,7 @@ pub use index::{Holder, Index, IndexHit, SearchPage};
 pub use load::Skipped;
 pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
 pub use names::{NameFormat, slug};
-pub use oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
+pub use oplog::{Body, ChangeContent, Content, Op, OpKind, PageChange, PageVersion};
 pub use tree::Place;
 pub(crate) use write::misread_text;
 pub use write::{Adopted, LogPage, ReplayOutcome};
@@ -210,7 +211,7 @@ pub use write::{Adopted, LogPage, ReplayOutcome};
 use ids::IdMinter;
 use oplog::OpLog;
 #[cfg(test)]
-use outside_edits::BackgroundLooks;
+use outside_edits::WatcherCounts;
 use outside_edits::{RESCAN_INTERVAL, rescan_interval};
 
 use crate::outline::{Properties, Syntax};
@@ -254,13 +255,13 @@ pub struct WorkspaceState {
     graph: RwLock<Graph>,
     writer: Mutex<Writer>,
     minter: Mutex<IdMinter>,
-    /// Whether a thread of its own looks for files changed outside outl
-    /// ([`watch_outside_edits`](Self::watch_outside_edits)), so that reads do not.
-    watched: AtomicBool,
+    /// Whether the outside-edit watcher runs
+    /// ([`watch_outside_edits`](Self::watch_outside_edits)), so that reads do not look.
+    watcher_running: AtomicBool,
     /// The thread writing the cache, if one was started.
     saving: Mutex<Option<JoinHandle<()>>>,
     #[cfg(test)]
-    background_looks: BackgroundLooks,
+    watcher_counts: WatcherCounts,
     /// Loads that took the graph from the cache, for tests to tell the two ways apart.
     #[cfg(test)]
     cache_loads: std::sync::atomic::AtomicUsize,
@@ -318,10 +319,10 @@ impl Workspace {
                 rescan_cost: Duration::ZERO,
             }),
             minter: Mutex::new(IdMinter::new()),
-            watched: AtomicBool::new(false),
+            watcher_running: AtomicBool::new(false),
             saving: Mutex::new(None),
             #[cfg(test)]
-            background_looks: BackgroundLooks::default(),
+            watcher_counts: WatcherCounts::default(),
             #[cfg(test)]
             cache_loads: std::sync::atomic::AtomicUsize::new(0),
         };
@@ -384,14 +385,14 @@ impl Workspace {
     }
 
     /// A consistent view for reading. Picks up the writes of other outl processes first (one
-    /// `stat` of the op log when there are none), and, unless a thread of its own does
+    /// `stat` of the op log when there are none), and, unless the outside-edit watcher does
     /// ([`watch_outside_edits`](Self::watch_outside_edits)), now and then files changed outside
     /// outl (see [`refresh`](Self::refresh)): at most every 2 seconds, and less often on a
     /// workspace so large that looking takes more than a twentieth of that time. Never waits
     /// for a writer: when one holds the workspace, the view is what this process last saw.
     pub fn snapshot(&self) -> Snapshot<'_> {
         if let Ok(mut w) = self.writer.try_lock() {
-            if !self.watched.load(Ordering::Acquire)
+            if !self.watcher_running.load(Ordering::Acquire)
                 && w.last_refresh.elapsed() >= rescan_interval(RESCAN_INTERVAL, w.rescan_cost)
                 && fs4::fs_std::FileExt::try_lock_exclusive(&w.lock).unwrap_or(false)
             {

@@ -17,6 +17,10 @@ use serde::{Deserialize, Serialize};
 
 use super::content_hash;
 
+mod kind;
+
+pub use kind::OpKind;
+
 pub const LOG_FILE: &str = "oplog";
 
 /// One write, as listed by [`Workspace::log`](super::Workspace::log).
@@ -26,8 +30,8 @@ pub struct Op {
     pub seq: u64,
     /// When it was written, unix milliseconds.
     pub ts: i64,
-    /// What the write did, e.g. `page.create`, `block.update`, `undo`.
-    pub kind: String,
+    /// What the write did.
+    pub kind: OpKind,
     /// For an undo: the op it reverted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub undoes: Option<u64>,
@@ -524,11 +528,12 @@ fn parse_line(line: &[u8], with_body: bool) -> Option<(Op, Option<Body>)> {
 mod tests {
     use super::*;
 
+    /// An op of the kind `kind` names, known to this build or not.
     fn op(kind: &str, session: Option<&str>) -> Op {
         Op {
             seq: 0,
             ts: 0,
-            kind: kind.into(),
+            kind: OpKind::read(kind.into()),
             undoes: None,
             redoes: None,
             session: session.map(str::to_owned),
@@ -658,7 +663,7 @@ mod tests {
 
         // Op 1 went with the second rotation; 2 is in oplog.1, 3 in oplog.
         assert!(writer.get(1).is_err());
-        assert_eq!(writer.get(2).unwrap().0.kind, "two");
+        assert_eq!(writer.get(2).unwrap().0.kind.as_str(), "two");
         let listed: Vec<u64> = writer
             .list(10, None)
             .unwrap()
@@ -670,7 +675,7 @@ mod tests {
 
         let read = follower.read_new(false, false).unwrap();
         assert_eq!(read.ops.iter().map(|(o, _)| o.seq).collect::<Vec<_>>(), [3]);
-        assert_eq!(follower.get(2).unwrap().0.kind, "two");
+        assert_eq!(follower.get(2).unwrap().0.kind.as_str(), "two");
         // Op 2 rotated out from under it before it read it: it must reload.
         assert_eq!(lagging.read_new(false, false).unwrap().end, ReadEnd::Lost);
 

@@ -1,7 +1,6 @@
 //! Files changed outside outl: the refresh that looks at every page file, and the outside-edit
-//! watcher, a thread of its own that probes the files without the workspace lock and
-//! refreshes only when the probe finds a difference (see the module docs of
-//! [`crate::workspace`]).
+//! watcher, a thread of its own that lists and stats the files without the workspace lock and
+//! refreshes only when that finds a difference (see the module docs of [`crate::workspace`]).
 
 use std::path::Path;
 use std::sync::atomic::Ordering;
@@ -26,11 +25,11 @@ pub(super) fn rescan_interval(at_least: Duration, cost: Duration) -> Duration {
     at_least.max(cost * RESCAN_COST_SHARE)
 }
 
-/// What the background looks have done, for tests to wait on.
+/// What the outside-edit watcher has done, for tests to wait on.
 #[cfg(test)]
 #[derive(Default)]
-pub(super) struct BackgroundLooks {
-    pub(super) probes: std::sync::atomic::AtomicUsize,
+pub(super) struct WatcherCounts {
+    pub(super) rounds: std::sync::atomic::AtomicUsize,
     pub(super) refreshes: std::sync::atomic::AtomicUsize,
 }
 
@@ -50,39 +49,39 @@ impl Workspace {
         result.map(drop)
     }
 
-    /// Looks for files changed outside outl on a thread of its own from now on, instead of in
-    /// [`snapshot`](Self::snapshot), on the same schedule: for a long-running server, whose
-    /// reads and writes then never wait for a look at every file. The thread probes with no
-    /// lock held and refreshes only when the probe finds a difference (see the module docs);
-    /// what goes wrong is logged. It holds the workspace only while it looks, and ends at its
-    /// first wake after the workspace is dropped; it never keeps the process alive. Calling
-    /// this again does nothing.
+    /// Starts the outside-edit watcher: a thread of its own looks for files changed outside
+    /// outl from now on, instead of [`snapshot`](Self::snapshot), on the same schedule: for a
+    /// long-running server, whose reads and writes then never wait for a look at every file.
+    /// Each round lists and stats the files with no lock held and refreshes only when that
+    /// finds a difference (see the module docs); what goes wrong is logged. The watcher holds
+    /// the workspace only during a round, and ends at its first wake after the workspace is
+    /// dropped; it never keeps the process alive. Calling this again does nothing.
     pub fn watch_outside_edits(self: &Arc<Self>) {
-        self.watch_every(RESCAN_INTERVAL);
+        self.watch_outside_edits_every(RESCAN_INTERVAL);
     }
 
-    /// [`watch_outside_edits`](Self::watch_outside_edits), looking at most every `at_least`.
-    pub(super) fn watch_every(self: &Arc<Self>, at_least: Duration) {
-        if self.watched.swap(true, Ordering::AcqRel) {
+    /// [`watch_outside_edits`](Self::watch_outside_edits), a round at most every `at_least`.
+    pub(super) fn watch_outside_edits_every(self: &Arc<Self>, at_least: Duration) {
+        if self.watcher_running.swap(true, Ordering::AcqRel) {
             return;
         }
         let workspace = Arc::downgrade(self);
         let started = std::thread::Builder::new()
-            .name("outl-outside-edits".to_owned())
-            .spawn(move || look_in_background(workspace, at_least));
+            .name("outl-outside-edit-watcher".to_owned())
+            .spawn(move || run_watcher(workspace, at_least));
         if let Err(e) = started {
             tracing::warn!(
-                "cannot start looking for files changed outside outl in the background, reads \
-                 look instead: {e}"
+                "cannot start the outside-edit watcher, reads look for files changed outside \
+                 outl instead: {e}"
             );
-            self.watched.store(false, Ordering::Release);
+            self.watcher_running.store(false, Ordering::Release);
         }
     }
 
-    /// One background look: the probe, which lists and stats the files with no lock held, and
-    /// a refresh if it found a difference. `last_seen` holds the stamps the last look that went
-    /// through found, when the graph agreed with them; only the files whose stamp moved since
-    /// (and those gone since) are checked against the graph.
+    /// One round of the outside-edit watcher: the files listed and stat'ed with no lock held,
+    /// and a refresh if they differ from the graph. `last_seen` holds the stamps the last
+    /// round that went through found, when the graph agreed with them; only the files whose
+    /// stamp moved since (and those gone since) are checked against the graph.
     fn refresh_if_changed(&self, last_seen: &mut Stamps) {
         let started = Instant::now();
         let listing = Listing::take(&self.root, &self.config.hidden);
@@ -90,21 +89,19 @@ impl Workspace {
         tracing::debug!(
             elapsed = ?started.elapsed(),
             refresh = differs,
-            "probed for files changed outside outl"
+            "the outside-edit watcher listed the files"
         );
         #[cfg(test)]
-        self.background_looks.probes.fetch_add(1, Ordering::AcqRel);
+        self.watcher_counts.rounds.fetch_add(1, Ordering::AcqRel);
         if differs {
             let started = Instant::now();
             if let Err(e) = self.refresh() {
                 tracing::warn!("cannot look for files changed outside outl: {e}");
                 return;
             }
-            tracing::debug!(elapsed = ?started.elapsed(), "refreshed after the probe");
+            tracing::debug!(elapsed = ?started.elapsed(), "the outside-edit watcher refreshed");
             #[cfg(test)]
-            self.background_looks
-                .refreshes
-                .fetch_add(1, Ordering::AcqRel);
+            self.watcher_counts.refreshes.fetch_add(1, Ordering::AcqRel);
         }
         *last_seen = listing.stamps;
     }
@@ -143,7 +140,7 @@ impl Workspace {
             moved = moved.len(),
             vanished = vanished.len(),
             graph_held = ?held.elapsed(),
-            "checked the files that moved since the last look against the graph"
+            "checked the files that moved since the last round against the graph"
         );
         differs
     }
@@ -213,8 +210,8 @@ impl Workspace {
     }
 }
 
-/// The background looks for outside edits of `workspace`, until it is dropped.
-fn look_in_background(workspace: Weak<Workspace>, at_least: Duration) {
+/// The outside-edit watcher's thread: its rounds over `workspace`, until it is dropped.
+fn run_watcher(workspace: Weak<Workspace>, at_least: Duration) {
     let _hand_back = HandBack(workspace.clone());
     let mut last_seen = Stamps::default();
     let mut cost = Duration::ZERO;
@@ -229,14 +226,14 @@ fn look_in_background(workspace: Weak<Workspace>, at_least: Duration) {
     }
 }
 
-/// Hands the looks for outside edits back to reads if the background thread ends while its
+/// Hands the looks for outside edits back to reads if the outside-edit watcher ends while its
 /// workspace is still open (only a panic could end it so), rather than leave nobody looking.
 struct HandBack(Weak<Workspace>);
 
 impl Drop for HandBack {
     fn drop(&mut self) {
         if let Some(workspace) = self.0.upgrade() {
-            workspace.watched.store(false, Ordering::Release);
+            workspace.watcher_running.store(false, Ordering::Release);
         }
     }
 }

@@ -114,7 +114,7 @@ fn ids_survive_reopening_and_are_never_written_into_markdown() {
         md_before
     );
 
-    ws.edit("block.update", &["project x"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["project x"], |pages| {
         pages[0].blocks_mut()[1].text = "DONE shipped twice".into();
         Ok(())
     })
@@ -144,7 +144,7 @@ fn replacing_a_page_keeps_the_ids_of_unchanged_blocks() {
     let call = id_of(&ws, "project x", "TODO Call [[Bob]] about #launch");
     let shipped = id_of(&ws, "project x", "DONE shipped");
     let new_md = "- a new first block\n- TODO Call [[Bob]] about #launch\n- DONE shipped\n";
-    ws.edit("page.update", &["project x"], |pages| {
+    ws.edit(OpKind::PageUpdate, &["project x"], |pages| {
         let mut blocks = ws.parse_blocks(new_md);
         carry_ids(&pages[0].blocks(), &mut blocks);
         pages[0].body = blocks.into();
@@ -191,7 +191,7 @@ fn an_external_edit_freezes_the_page_until_reconciled() {
     )
     .unwrap();
 
-    let err = ws.edit("block.update", &["project x"], |pages| {
+    let err = ws.edit(OpKind::BlockUpdate, &["project x"], |pages| {
         pages[0].blocks_mut()[0].text = "changed".into();
         Ok(())
     });
@@ -216,7 +216,7 @@ fn an_external_edit_freezes_the_page_until_reconciled() {
     );
 
     let adopted = ws.reconcile("project x").unwrap().unwrap();
-    assert_eq!(adopted.op.kind, "page.reconcile");
+    assert_eq!(adopted.op.kind, OpKind::PageReconcile);
     assert!(ws.snapshot().frozen_page("project x").is_none());
     assert_eq!(
         id_of(&ws, "project x", "TODO Call [[Bob]] about #launch"),
@@ -235,7 +235,7 @@ fn an_external_edit_freezes_the_page_until_reconciled() {
     assert!(ws.snapshot().frozen_page("project x").is_none());
     assert_eq!(id_of(&ws, "project x", "added in another editor"), added);
     assert_eq!(ws.reconcile("project x").unwrap(), None);
-    ws.edit("block.update", &["project x"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["project x"], |pages| {
         pages[0].blocks_mut()[0].text = "TODO call Bob".into();
         Ok(())
     })
@@ -270,7 +270,7 @@ fn refresh_picks_up_files_created_edited_and_deleted_outside() {
     assert!(snapshot.block("ref-target").is_none());
     drop(snapshot);
     // The new page is writable at once; it is new, not ahead of the log.
-    ws.edit("block.update", &["new one"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["new one"], |pages| {
         pages[0].blocks_mut()[0].text = "fresh and edited".into();
         Ok(())
     })
@@ -338,7 +338,7 @@ fn undo_and_redo_follow_editor_semantics() {
     let (dir, ws) = sample_workspace();
     let original = fs::read_to_string(dir.path().join("pages/Bob.md")).unwrap();
     let bob_ids = ids_of(&ws, "bob");
-    ws.edit("block.update", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "Bob left".into();
         Ok(())
     })
@@ -371,13 +371,13 @@ fn undo_and_redo_follow_editor_semantics() {
     ws.redo().unwrap();
     assert_eq!(texts(&ws, "bob")[0], "Bob left");
     let redone = ws.redo().unwrap();
-    assert_eq!(redone.op.kind, "journal.create");
+    assert_eq!(redone.op.kind, OpKind::JournalCreate);
     assert!(dir.path().join("journals/2030_01_01.md").exists());
     assert_eq!(ws.redo().unwrap_err().code, ErrorCode::NothingToRedo);
 
     // A new edit clears the redo stack.
     ws.undo(None).unwrap();
-    ws.edit("block.update", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "Bob stayed".into();
         Ok(())
     })
@@ -399,7 +399,7 @@ fn undo_and_redo_follow_editor_semantics() {
     ws.undo(None).unwrap();
     assert!(ws.snapshot().page("temp").is_none());
     let log = ws.log(2, None).unwrap();
-    assert_eq!(log.ops[0].kind, "undo");
+    assert_eq!(log.ops[0].kind, OpKind::Undo);
     assert!(log.next_cursor.is_some());
     let older = ws.log(100, log.next_cursor).unwrap();
     assert!(older.ops.iter().all(|op| op.seq < log.ops[1].seq));
@@ -408,7 +408,7 @@ fn undo_and_redo_follow_editor_semantics() {
 #[test]
 fn undo_refuses_to_clobber_a_later_change_and_names_it() {
     let (dir, ws) = sample_workspace();
-    ws.edit("block.update", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "first".into();
         Ok(())
     })
@@ -416,7 +416,7 @@ fn undo_refuses_to_clobber_a_later_change_and_names_it() {
     // Another session changed the page since.
     let other = ws.in_session(&Session::from("other"));
     other
-        .edit("block.update", &["bob"], |pages| {
+        .edit(OpKind::BlockUpdate, &["bob"], |pages| {
             pages[0].blocks_mut()[0].text = "second".into();
             Ok(())
         })
@@ -448,7 +448,7 @@ fn sessions_undo_their_own_writes_and_name_others() {
         ws.in_session(&Session::from("a")),
         ws.in_session(&Session::from("b")),
     );
-    a.edit("block.update", &["bob"], |pages| {
+    a.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "by a".into();
         Ok(())
     })
@@ -489,7 +489,7 @@ fn sessions_undo_their_own_writes_and_name_others() {
 #[test]
 fn a_reconcile_is_undone_and_redone_like_a_write() {
     let (dir, ws) = sample_workspace();
-    ws.edit("block.update", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "first".into();
         Ok(())
     })
@@ -500,7 +500,7 @@ fn a_reconcile_is_undone_and_redone_like_a_write() {
     fs::write(&file, &theirs).unwrap();
     ws.reconcile("bob").unwrap().unwrap();
     let undone = ws.undo(None).unwrap();
-    assert_eq!(undone.op.kind, "page.reconcile");
+    assert_eq!(undone.op.kind, OpKind::PageReconcile);
     assert_eq!(fs::read_to_string(&file).unwrap(), outls);
     ws.redo().unwrap();
     assert_eq!(fs::read_to_string(&file).unwrap(), theirs);
@@ -526,7 +526,7 @@ fn a_logged_op_whose_pages_were_not_written_is_rolled_forward_on_open() {
     let file = dir.path().join("pages/Bob.md");
     let before = fs::read_to_string(&file).unwrap();
     let sidecar_before = fs::read(sidecar::path(ws.root(), "pages/Bob.md")).unwrap();
-    ws.edit("block.update", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "rolled forward".into();
         Ok(())
     })
@@ -545,7 +545,7 @@ fn a_logged_op_whose_pages_were_not_written_is_rolled_forward_on_open() {
 #[test]
 fn a_torn_log_line_is_dropped_and_writing_goes_on() {
     let (dir, ws) = sample_workspace();
-    ws.edit("x", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "kept".into();
         Ok(())
     })
@@ -557,7 +557,7 @@ fn a_torn_log_line_is_dropped_and_writing_goes_on() {
     fs::write(&log, bytes).unwrap();
     let ws = Workspace::open(dir.path()).unwrap();
     assert_eq!(texts(&ws, "bob")[0], "kept");
-    ws.edit("x", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "again".into();
         Ok(())
     })
@@ -679,7 +679,7 @@ fn index_answers_links_tags_tasks_properties_and_refs() {
 #[test]
 fn index_follows_writes() {
     let (_dir, ws) = sample_workspace();
-    ws.edit("block.update", &["project x"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["project x"], |pages| {
         pages[0].blocks_mut()[0].text = "DONE Called [[Alice]]".into();
         Ok(())
     })
@@ -772,7 +772,7 @@ fn a_second_instance_sees_the_first_ones_writes_and_writes_on_top() {
     let (dir, first) = sample_workspace();
     let second = Workspace::open(dir.path()).unwrap();
     first
-        .edit("block.update", &["bob"], |pages| {
+        .edit(OpKind::BlockUpdate, &["bob"], |pages| {
             pages[0].blocks_mut()[0].text = "from the first".into();
             Ok(())
         })
@@ -784,7 +784,7 @@ fn a_second_instance_sees_the_first_ones_writes_and_writes_on_top() {
     assert_eq!(texts(&second, "bob")[0], "from the first");
     assert_eq!(ids_of(&second, "shared")[0].1, created.blocks()[0].id);
     second
-        .edit("block.update", &["bob"], |pages| {
+        .edit(OpKind::BlockUpdate, &["bob"], |pages| {
             pages[0].blocks_mut()[1].text = "from the second".into();
             Ok(())
         })
@@ -825,7 +825,7 @@ fn a_rotated_log_keeps_recent_history_and_other_instances_reload() {
     let other = Workspace::open(dir.path()).unwrap();
     ws.lock_writer().log.set_segment_limit(1);
     for i in 0..5 {
-        ws.edit("block.update", &["bob"], |pages| {
+        ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
             pages[0].blocks_mut()[0].text = format!("version {i}");
             Ok(())
         })
@@ -834,7 +834,7 @@ fn a_rotated_log_keeps_recent_history_and_other_instances_reload() {
     assert!(dir.path().join(".outl/oplog.1").exists());
     // The other instance missed ops that are gone from the log: it reads the pages again.
     other
-        .edit("block.update", &["bob"], |pages| {
+        .edit(OpKind::BlockUpdate, &["bob"], |pages| {
             pages[0].blocks_mut()[1].text = "edited by the other".into();
             Ok(())
         })
@@ -911,7 +911,7 @@ fn the_index_built_on_two_threads_matches_the_one_built_page_by_page() {
     assert_eq!(hits.len(), 600 / 17 + 1);
     drop(snapshot);
     // The merged index keeps working incrementally.
-    ws.edit("block.update", &["page 3"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["page 3"], |pages| {
         pages[0].blocks_mut()[1].text = "DONE something else".into();
         Ok(())
     })
@@ -928,19 +928,19 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-fn background_probes(ws: &Workspace) -> usize {
-    ws.background_looks.probes.load(Ordering::Acquire)
+fn watcher_rounds(ws: &Workspace) -> usize {
+    ws.watcher_counts.rounds.load(Ordering::Acquire)
 }
 
-fn background_refreshes(ws: &Workspace) -> usize {
-    ws.background_looks.refreshes.load(Ordering::Acquire)
+fn watcher_refreshes(ws: &Workspace) -> usize {
+    ws.watcher_counts.refreshes.load(Ordering::Acquire)
 }
 
 #[test]
-fn a_watched_workspace_notices_outside_edits_without_a_read() {
+fn the_outside_edit_watcher_notices_outside_edits_without_a_read() {
     let (dir, ws) = sample_workspace();
     let ws = Arc::new(ws);
-    ws.watch_every(Duration::from_millis(10));
+    ws.watch_outside_edits_every(Duration::from_millis(10));
     write(
         dir.path(),
         "pages/Dropped in.md",
@@ -951,7 +951,7 @@ fn a_watched_workspace_notices_outside_edits_without_a_read() {
     // The graph is read directly: a snapshot would be a read that could look by itself.
     wait_until("the three outside changes are in the graph", || {
         let graph = ws.graph();
-        background_refreshes(&ws) >= 1
+        watcher_refreshes(&ws) >= 1
             && graph.page("dropped in").is_some()
             && graph.frozen_page("bob").is_some()
             && graph.page("2026-11-30").is_none()
@@ -965,7 +965,7 @@ fn a_watched_workspace_notices_outside_edits_without_a_read() {
 }
 
 #[test]
-fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
+fn the_outside_edit_watcher_takes_no_lock_on_an_unchanged_workspace() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "pages/Dup.md", "- canonical\n");
     write(dir.path(), "pages/dup.md", "- other\n");
@@ -975,19 +975,19 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
     let ws = Arc::new(Workspace::open(dir.path()).unwrap());
     assert_eq!(ws.graph().shadowed().len(), 1);
     assert_eq!(ws.graph().skipped().len(), 1);
-    ws.watch_every(Duration::from_millis(10));
-    // The first probe has no stamps of the shadowed and unreadable files and refreshes once;
+    ws.watch_outside_edits_every(Duration::from_millis(10));
+    // The first round has no stamps of the shadowed and unreadable files and refreshes once;
     // the second starts after that refresh is done.
-    wait_until("two probes ran", || background_probes(&ws) >= 2);
+    wait_until("two rounds ran", || watcher_rounds(&ws) >= 2);
 
-    // Held writer: a probe that wanted to refresh would wait here for good.
+    // Held writer: a round that wanted to refresh would wait here for good.
     let writer = ws.lock_writer();
-    let (probes, refreshes) = (background_probes(&ws), background_refreshes(&ws));
+    let (rounds, refreshes) = (watcher_rounds(&ws), watcher_refreshes(&ws));
     wait_until(
-        "three more probes ran while a writer held the workspace",
-        || background_probes(&ws) >= probes + 3,
+        "three more rounds ran while a writer held the workspace",
+        || watcher_rounds(&ws) >= rounds + 3,
     );
-    assert_eq!(background_refreshes(&ws), refreshes);
+    assert_eq!(watcher_refreshes(&ws), refreshes);
     drop(writer);
 
     // A change to a file that is not served is a difference, and so, once that is seen, is a
@@ -999,7 +999,7 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
     assert!(ws.graph().skipped().is_empty());
     fs::remove_file(dir.path().join("pages/Dup.md")).unwrap();
     wait_until("the shadowed file is served, by a second refresh", || {
-        background_refreshes(&ws) >= refreshes + 2
+        watcher_refreshes(&ws) >= refreshes + 2
             && ws
                 .graph()
                 .page("dup")
@@ -1009,11 +1009,11 @@ fn the_background_probe_of_an_unchanged_workspace_takes_no_lock() {
 }
 
 #[test]
-fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
+fn the_outside_edit_watcher_does_not_take_outls_own_writes_for_outside_edits() {
     let (dir, ws) = sample_workspace();
     let last_seen = Listing::take(ws.root(), &ws.config().hidden).stamps;
     assert!(!ws.differs_from_disk(&Listing::take(ws.root(), &ws.config().hidden), &last_seen));
-    ws.edit("block.update", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "edited by outl".into();
         Ok(())
     })
@@ -1021,7 +1021,7 @@ fn a_probe_does_not_take_outls_own_writes_for_outside_edits() {
     let blocks = ws.parse_blocks("- new\n");
     ws.create_page("Fresh", Properties::new(), blocks).unwrap();
     ws.delete_page("2026-11-30").unwrap();
-    // Three files moved since the last look, all by outl: the graph has them.
+    // Three files moved since the last round, all by outl: the graph has them.
     let listing = Listing::take(ws.root(), &ws.config().hidden);
     let moved = listing
         .stamps
@@ -1085,7 +1085,7 @@ fn all_packed(ws: &Workspace) -> bool {
 fn the_graph_holds_its_pages_packed_after_a_read_a_write_a_refresh_and_a_cache_open() {
     let (dir, ws) = sample_workspace();
     assert!(all_packed(&ws));
-    ws.edit("test", &["bob"], |pages| {
+    ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
         pages[0].blocks_mut()[0].text = "edited".into();
         Ok(())
     })
@@ -1151,7 +1151,7 @@ fn the_writes_another_process_made_since_the_cache_are_read_from_their_files() {
     // A second process opens from the same cache and writes; the cache stays as it was.
     let second = Workspace::open(dir.path()).unwrap();
     second
-        .edit("block.update", &["bob"], |pages| {
+        .edit(OpKind::BlockUpdate, &["bob"], |pages| {
             pages[0].blocks_mut()[0].text = "from the second".into();
             Ok(())
         })

@@ -10,7 +10,7 @@ use super::{Change, Draft, History};
 use crate::workspace::ids::{self};
 use crate::workspace::load::{self};
 use crate::workspace::model::{Block, Page};
-use crate::workspace::oplog::{Body, Op, PageVersion};
+use crate::workspace::oplog::{Body, Op, OpKind, PageVersion};
 use crate::workspace::{Workspace, Writer};
 use crate::{Error, ErrorCode};
 
@@ -130,8 +130,8 @@ impl Workspace {
         let changes = self.replay(w, &op, &body, direction)?;
         let summary = describe_replay(&op, &changes, direction);
         let (kind, history) = match direction {
-            Replay::Undo => ("undo", History::Undoes(seq)),
-            Replay::Redo => ("redo", History::Redoes(seq)),
+            Replay::Undo => (OpKind::Undo, History::Undoes(seq)),
+            Replay::Redo => (OpKind::Redo, History::Redoes(seq)),
         };
         let logged = self.commit(w, kind, history, changes)?;
         Ok(ReplayOutcome {

@@ -19,7 +19,7 @@ use super::ids::{self, carry_ids};
 use super::load::{self, Origin, Stamp};
 use super::model::{Block, BlockList, Page, PageKind};
 use super::names;
-use super::oplog::{Body, ChangeContent, Content, Op, PageChange, PageVersion};
+use super::oplog::{Body, ChangeContent, Content, Op, OpKind, PageChange, PageVersion};
 use super::{Workspace, Writer, content_hash, format};
 use crate::outline::{self, Properties, Syntax};
 use crate::{Error, ErrorCode};
@@ -101,7 +101,7 @@ impl Workspace {
     /// `PAGE_MARKDOWN_AHEAD_OF_LOG` for one edited outside outl.
     pub fn edit<R>(
         &self,
-        kind: &str,
+        kind: OpKind,
         slugs: &[&str],
         f: impl FnOnce(&mut [Page]) -> Result<R, Error>,
     ) -> Result<R, Error> {
@@ -113,7 +113,7 @@ impl Workspace {
     pub fn edit_day<R>(
         &self,
         date: NaiveDate,
-        kind: &str,
+        kind: OpKind,
         f: impl FnOnce(&mut Page) -> Result<R, Error>,
     ) -> Result<R, Error> {
         self.with_lock(|w| match self.day_or_new(date)? {
@@ -144,7 +144,7 @@ impl Workspace {
     fn edit_locked<R>(
         &self,
         w: &mut Writer,
-        kind: &str,
+        kind: OpKind,
         slugs: &[&str],
         f: impl FnOnce(&mut [Page]) -> Result<R, Error>,
     ) -> Result<R, Error> {
@@ -306,7 +306,7 @@ impl Workspace {
     fn commit_new_page(
         &self,
         w: &mut Writer,
-        kind: &str,
+        kind: OpKind,
         history: History,
         page: Page,
     ) -> Result<Page, Error> {
@@ -427,7 +427,7 @@ impl Workspace {
     fn commit(
         &self,
         w: &mut Writer,
-        kind: &str,
+        kind: OpKind,
         history: History,
         mut changes: Vec<Change>,
     ) -> Result<Op, Error> {
@@ -519,7 +519,7 @@ impl Workspace {
         let mut op = Op {
             seq: 0,
             ts: chrono::Utc::now().timestamp_millis(),
-            kind: kind.to_string(),
+            kind,
             undoes: None,
             redoes: None,
             session: self.session.as_deref().map(str::to_owned),

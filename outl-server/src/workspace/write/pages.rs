@@ -12,7 +12,7 @@ use crate::workspace::Workspace;
 use crate::workspace::config::GraphConfig;
 use crate::workspace::model::{Block, Page, PageKind};
 use crate::workspace::names;
-use crate::workspace::oplog::Op;
+use crate::workspace::oplog::{Op, OpKind};
 use crate::{Error, ErrorCode};
 
 impl Workspace {
@@ -27,7 +27,7 @@ impl Workspace {
         let name = names::check_page_name(name)?;
         self.with_lock(|w| {
             let page = self.new_page(name, properties, blocks)?;
-            self.commit_new_page(w, "page.create", History::Write, page)
+            self.commit_new_page(w, OpKind::PageCreate, History::Write, page)
         })
     }
 
@@ -44,7 +44,7 @@ impl Workspace {
                 .page(&slug)
                 .cloned()
                 .ok_or_else(|| not_found(&slug)),
-            Err(page) => self.commit_new_page(w, "journal.create", History::Write, page),
+            Err(page) => self.commit_new_page(w, OpKind::JournalCreate, History::Write, page),
         })
     }
 
@@ -54,7 +54,7 @@ impl Workspace {
             let before = self.current(slug)?;
             self.commit(
                 w,
-                "page.delete",
+                OpKind::PageDelete,
                 History::Write,
                 vec![Change {
                     before: Some(before),
@@ -139,7 +139,7 @@ impl Workspace {
                     });
                 }
             }
-            self.commit(w, "page.rename", History::Write, changes)?;
+            self.commit(w, OpKind::PageRename, History::Write, changes)?;
             self.graph()
                 .page(&new_slug)
                 .cloned()

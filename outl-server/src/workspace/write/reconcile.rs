@@ -10,7 +10,7 @@ use crate::workspace::ids::carry_ids;
 use crate::workspace::load::{self};
 use crate::workspace::merge;
 use crate::workspace::model::Block;
-use crate::workspace::oplog::{Op, PageVersion};
+use crate::workspace::oplog::{Op, OpKind, PageVersion};
 use crate::workspace::sidecar::Sidecar;
 use crate::workspace::{Workspace, Writer};
 use crate::{Error, ErrorCode};
@@ -130,7 +130,7 @@ impl Workspace {
             let after = Draft { page, md: Some(md) };
             let op = self.commit(
                 w,
-                "page.reconcile",
+                OpKind::PageReconcile,
                 History::Write,
                 vec![Change {
                     before,

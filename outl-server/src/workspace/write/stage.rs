@@ -191,7 +191,7 @@ mod tests {
     use std::path::{Path, PathBuf};
 
     use crate::workspace::disk::trace::{self, Event};
-    use crate::workspace::{Workspace, sidecar};
+    use crate::workspace::{OpKind, Workspace, sidecar};
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();
@@ -203,7 +203,7 @@ mod tests {
     }
 
     fn update_bob(ws: &Workspace, text: &str) {
-        ws.edit("block.update", &["bob"], |pages| {
+        ws.edit(OpKind::BlockUpdate, &["bob"], |pages| {
             pages[0].blocks_mut()[0].text = text.into();
             Ok(())
         })
