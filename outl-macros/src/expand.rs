@@ -185,7 +185,7 @@ fn expand_tool(
             WhySyntax::Arg(_) => quote!(#rt::Justification::Arg),
             WhySyntax::Elsewhere(lit) => quote!(#rt::Justification::Elsewhere(#lit)),
         };
-        quote!(#rt::Drop { field: #field, why: #why })
+        quote!(#rt::DroppedField { field: #field, why: #why })
     });
     let arg_drops: Vec<String> = decl
         .drops

@@ -4,7 +4,7 @@ mod support;
 
 use outl_macros::{ToolFields, registry, tool};
 use outl_registry::{
-    Annotations, Drop, Justification, NoArgs, Payload, Registry, Tool, ToolContext,
+    Annotations, DroppedField, Justification, NoArgs, Payload, Registry, Tool, ToolContext,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -129,7 +129,7 @@ fn tools_keep_the_listed_order_and_their_specs() {
     );
     assert_eq!(
         render.drops,
-        &[Drop {
+        &[DroppedField {
             field: "slug",
             why: Justification::Arg
         }]

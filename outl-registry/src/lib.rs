@@ -91,8 +91,9 @@ pub enum Justification {
     Elsewhere(&'static str),
 }
 
+/// A field a markdown payload leaves out, and why it may.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Drop {
+pub struct DroppedField {
     pub field: &'static str,
     pub why: Justification,
 }
@@ -113,7 +114,7 @@ pub struct ToolSpec {
     /// The handler's doc comment.
     pub description: &'static str,
     pub payload: Payload,
-    pub drops: &'static [Drop],
+    pub drops: &'static [DroppedField],
     pub annotations: Annotations,
     /// The argument type's fields, as `tools.toml` lists them under `params`.
     pub params: &'static [Field],
