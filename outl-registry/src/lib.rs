@@ -15,6 +15,7 @@
 mod args;
 #[doc(hidden)]
 pub mod checks;
+pub mod json;
 mod wire;
 
 use std::marker::PhantomData;

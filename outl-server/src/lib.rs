@@ -2,9 +2,8 @@
 //!
 //! Folders are the architecture: `outline` is the markdown format, `workspace` the pages on
 //! disk, `actions` the tool handlers, `mcp` the protocol and the reply projection, `cli` the
-//! command line and its un-projected envelope; each may use those before it in this list, but
-//! for `mcp::payload::wire_len`, with which `actions` counts a reply budget in the bytes the
-//! wire takes. ARCHITECTURE.md maps them and states the invariants.
+//! command line and its un-projected envelope; each may use those before it in this list.
+//! ARCHITECTURE.md maps them and states the invariants.
 
 pub mod actions;
 pub mod bench;

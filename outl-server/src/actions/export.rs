@@ -8,9 +8,9 @@ use super::lookup;
 use super::outline::stored_markdown;
 use super::pages::{self, PageMarkdown, PageSliceArgs};
 use super::slices::{self, Cut, SliceNode, Visit, Window};
+use super::wire_len;
 use crate::Error;
 use crate::actions::MAX_MARKDOWN_CHARS;
-use crate::mcp::payload::wire_len;
 use crate::outline::{MAX_DEPTH, ParsedBlock, Properties, Syntax};
 use crate::workspace::Workspace;
 

@@ -1,6 +1,7 @@
 //! Tool handlers, one file per domain, and the registry that lists them.
 
-use outl_registry::Registry;
+use outl_registry::{Registry, ToolContext};
+use serde::Serialize;
 
 use crate::Error;
 use crate::workspace::Workspace;
@@ -20,6 +21,12 @@ pub mod slices;
 pub const MAX_TEXT_CHARS: usize = 20_000;
 /// The longest markdown one call may write, in characters.
 pub const MAX_MARKDOWN_CHARS: usize = 1_000_000;
+
+/// The bytes `output` takes as the text of an MCP success reply of a JSON payload, as the
+/// workspace's projection writes it: what a reply budget counts.
+pub fn wire_len<T: Serialize + ?Sized>(output: &T) -> usize {
+    Workspace::success_json(output).map_or(0, |json| json.len())
+}
 
 outl_macros::registry! {
     /// Every tool of the server, in `tools/list` order.

@@ -25,7 +25,7 @@ const STRUCTURAL_PROPERTIES: [&str; 2] = ["collapsed", "id"];
 /// `fields` object, which is left out when none remains, as `children` is when empty. Member
 /// names and braces were a fifth of a page read; the array says the same in fewer tokens, and
 /// each value is still sent once. The array is the node's compact form, written for a
-/// serializer that is not human-readable, as the MCP projection's is (`mcp::payload`); neither
+/// serializer that is not human-readable, as the MCP projection's is (`mcp/mod.rs`); neither
 /// `tokens` nor a default field is computed for it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutlineNode {

@@ -15,9 +15,9 @@ use super::outline::{self, OutlineNode, PageMeta, content_properties};
 use super::paging;
 use super::query::Hit;
 use super::slices::{self, Cut, Window};
+use super::wire_len;
 use crate::Error;
 use crate::actions::MAX_MARKDOWN_CHARS;
-use crate::mcp::payload::wire_len;
 use crate::outline::{Document, ParsedBlock, Syntax, Token, aliases};
 use crate::workspace::{Block, Graph, OpKind, Page, Workspace, carry_ids, slug};
 

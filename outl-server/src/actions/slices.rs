@@ -11,8 +11,8 @@
 use serde::Serialize;
 
 use super::paging;
+use super::wire_len;
 use crate::Error;
-use crate::mcp::payload::wire_len;
 use crate::outline::ParsedBlock;
 use crate::workspace::Block;
 

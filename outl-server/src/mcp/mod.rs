@@ -2,19 +2,21 @@
 //! registry runtime of `outl-registry`.
 
 pub mod http;
-pub(crate) mod json;
-pub mod payload;
+#[cfg(test)]
+mod payload;
 pub mod server;
 pub mod stdio;
 
 use crate::workspace::Workspace;
 
 /// outl's tools run against a workspace: the arguments the server's instructions describe
-/// once, and the projection that prunes GUI fields of outline nodes ([`payload`]).
+/// once, and the projection: a JSON payload in each type's compact form, where an outline node
+/// is an array without what only a GUI renderer needs (`actions::outline::OutlineNode`;
+/// [`payload`] holds the projection's tests).
 impl outl_registry::ToolContext for Workspace {
     const SHARED_ARGS: &'static [&'static str] = &server::SHARED_ARGS;
 
     fn success_json<T: serde::Serialize + ?Sized>(output: &T) -> serde_json::Result<String> {
-        payload::success_json(output)
+        outl_registry::json::compact_form(output)
     }
 }

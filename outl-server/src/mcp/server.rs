@@ -1,6 +1,6 @@
 //! The MCP server handler: `tools/list` and `tools/call` straight from the generated
-//! [`Registry`], every reply projected by the registry runtime and outl's
-//! [`payload`](crate::mcp::payload).
+//! [`Registry`], every reply projected by the registry runtime and outl's `ToolContext`
+//! (`mcp/mod.rs`).
 //!
 //! The server answers before its workspace is open: nothing in `initialize`, `ping` or
 //! `tools/list` needs the workspace (the tool list is generated at compile time), while opening

@@ -27,7 +27,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::mcp::json;
+use outl_registry::json;
 
 /// The longest line read from stdin. A longer one is discarded as it streams in (never
 /// buffered whole) and answered with -32600.

@@ -1,5 +1,6 @@
-//! The JSON writer of the MCP surface: the bytes `serde_json` writes, written faster where
-//! replies spend their time. A reply is serialized twice on its way out: the projection writes
+//! A JSON writer for replies: the bytes `serde_json` writes, written faster where replies
+//! spend their time, and, for a server whose types have a compact form of their own, that form
+//! ([`compact_form`]). A reply is serialized twice on its way out: the projection writes
 //! the payload (block texts, mostly plain prose), and the transport writes the JSON-RPC line
 //! around it, where the payload is one long string whose every `"` is escaped again.
 //! `serde_json` looks at a string one byte at a time and hands its formatter one fragment per
@@ -19,12 +20,12 @@ use serde_json::ser::Formatter;
 
 /// A buffer is kept between replies up to this size; one that a larger reply grew is let go,
 /// so that a rare huge reply does not hold its memory.
-pub(crate) const KEPT_BUFFER_BYTES: usize = 1 << 20;
+pub const KEPT_BUFFER_BYTES: usize = 1 << 20;
 
 /// Runs `write` on the emptied buffer of `kept` (a thread's own), so that a large reply is not
 /// written into a buffer that grows from nothing, by doubling, every time; then lets go of the
 /// buffer if it grew beyond [`KEPT_BUFFER_BYTES`]. Should `kept` be in use, on a fresh one.
-pub(crate) fn with_buffer<R>(
+fn with_buffer<R>(
     kept: &'static LocalKey<RefCell<Vec<u8>>>,
     write: impl FnOnce(&mut Vec<u8>) -> R,
 ) -> R {
@@ -115,20 +116,27 @@ impl Formatter for Compact<'_> {
 }
 
 /// `value` as compact JSON appended to `out`: the bytes of `serde_json::to_writer`.
-pub(crate) fn write_compact<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    value: &T,
-) -> Result<(), Error> {
+pub fn write_compact<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
     write(value, Compact(out), true).map(drop)
 }
 
-/// `value` as compact JSON appended to `out`, each type in its compact form: the serializer is
-/// not human-readable, which serde has a type answer with the form it takes in a binary format.
-pub(crate) fn write_compact_form<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    value: &T,
-) -> Result<(), Error> {
-    write(value, Compact(out), false).map(drop)
+/// `value` as compact JSON, each type in its compact form: the serializer is not
+/// human-readable, which serde has a type answer with the form it takes in a binary format. A
+/// server whose reply types have a compact form for a model (outl's outline nodes are arrays)
+/// writes its JSON payloads with it ([`ToolContext::success_json`](crate::ToolContext::success_json));
+/// mind that some types of other crates answer with bytes (`uuid`, `std::net`). It is written
+/// into a buffer kept by the thread and copied out once.
+pub fn compact_form<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
+    thread_local! {
+        static KEPT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    }
+    with_buffer(&KEPT, |out| {
+        write(value, Compact(out), false)?;
+        // The serializer writes UTF-8.
+        std::str::from_utf8(out)
+            .map(str::to_owned)
+            .map_err(|e| Error::io(io::Error::other(e)))
+    })
 }
 
 /// Serializes `value` through `formatter`; returns the formatter, whose buffer holds it.
