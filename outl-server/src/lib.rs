@@ -10,7 +10,8 @@ pub mod bench;
 pub mod cli;
 mod error;
 pub mod mcp;
-pub mod outline;
 pub mod workspace;
 
 pub use error::{Error, ErrorCode, excerpt, quoted, shortened};
+/// The outline format, a crate of its own: the leaf every layer here reads pages through.
+pub use outl_format as outline;

@@ -773,7 +773,7 @@ fn layout_after(lines: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outline::{Properties, parse, parse_with_starts};
+    use crate::{Properties, parse, parse_with_starts};
 
     use Former::{Changed, New, Unchanged};
 
