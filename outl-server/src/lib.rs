@@ -2,10 +2,10 @@
 //!
 //! Folders are the architecture: `outline` is the markdown format, `workspace` the pages on
 //! disk, `actions` the tool handlers, `mcp` the protocol and the reply projection, `cli` the
-//! command line and its un-projected envelope.
+//! command line and its un-projected envelope. The benchmarks are the `outl-bench` crate, which
+//! uses this library; nothing here uses them.
 
 pub mod actions;
-pub mod bench;
 pub mod cli;
 mod error;
 pub mod mcp;

@@ -63,9 +63,9 @@ pub struct StdioServer {
 }
 
 impl StdioServer {
-    /// Spawns `outl mcp --workspace DIR`; the session is killed after `limit`.
-    pub fn spawn(workspace: &Path, limit: Duration) -> io::Result<StdioServer> {
-        let mut child = Command::new(std::env::current_exe()?)
+    /// Spawns `OUTL mcp --workspace DIR`; the session is killed after `limit`.
+    pub fn spawn(outl: &Path, workspace: &Path, limit: Duration) -> io::Result<StdioServer> {
+        let mut child = Command::new(outl)
             .arg("mcp")
             .arg("--workspace")
             .arg(workspace)
@@ -86,7 +86,7 @@ impl StdioServer {
         let watched = Arc::clone(&child);
         std::thread::spawn(move || {
             if let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(limit) {
-                eprintln!("outl bench: the server outlived {limit:?}; killing it");
+                eprintln!("outl-bench: the server outlived {limit:?}; killing it");
                 if let Ok(mut child) = watched.lock() {
                     let _ = child.kill();
                 }
@@ -283,8 +283,8 @@ pub struct HttpServer {
 }
 
 impl HttpServer {
-    pub fn spawn(workspace: &Path, limit: Duration) -> io::Result<HttpServer> {
-        let mut child = Command::new(std::env::current_exe()?)
+    pub fn spawn(outl: &Path, workspace: &Path, limit: Duration) -> io::Result<HttpServer> {
+        let mut child = Command::new(outl)
             .args(["serve", "--host", "127.0.0.1", "--port", "0", "--workspace"])
             .arg(workspace)
             .env_remove("OUTL_TOKEN")

@@ -1,4 +1,4 @@
-//! `outl bench latency`: the real binary, driven the way a host drives it.
+//! `outl-bench latency`: the real binary, driven the way a host drives it.
 //!
 //! On a scratch copy of the workspace (so that writes are real and the folder given stays as
 //! it was): start-up to the first `tools/list` answer and to the first `tools/call` answer
@@ -8,7 +8,7 @@
 //! concurrent sessions over Streamable HTTP on loopback. Every loop is bounded in count, and
 //! each server process in time.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::client::{HttpServer, HttpSession, Memory, StdioServer};
 use super::scratch::Scratch;
 use super::stats::{self, Timings};
-use crate::workspace::{Block, Page, Workspace};
+use outl_server::workspace::{Block, Page, Workspace};
 
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
@@ -42,6 +42,29 @@ pub struct LatencyArgs {
     /// The longest the HTTP run may take, in seconds; sessions stop calling then.
     #[arg(long, default_value_t = 60)]
     http_seconds: u64,
+    /// The `outl` binary to drive. By default, the one beside this binary in the same target
+    /// folder (`cargo build --release` builds both).
+    #[arg(long, value_name = "PATH")]
+    outl: Option<PathBuf>,
+}
+
+impl LatencyArgs {
+    /// The `--outl` binary, or else the `outl` beside this binary.
+    fn outl(&self) -> Result<PathBuf, String> {
+        if let Some(outl) = &self.outl {
+            return Ok(outl.clone());
+        }
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+        let beside = exe.with_file_name(format!("outl{}", std::env::consts::EXE_SUFFIX));
+        if beside.is_file() {
+            Ok(beside)
+        } else {
+            Err(format!(
+                "no outl binary at {}: build it (cargo build --release -p outl-server) or pass --outl PATH",
+                beside.display()
+            ))
+        }
+    }
 }
 
 /// The longest one server process may live: a hung server ends the run instead of hanging it.
@@ -52,6 +75,7 @@ const WARMUP_CALLS: usize = 10;
 const SAMPLE: usize = 64;
 
 pub fn run(args: &LatencyArgs) -> Result<(), String> {
+    let outl = args.outl()?;
     let load_before = stats::load_average();
     eprintln!("copying {} ...", args.workspace.display());
     let scratch = Scratch::copy_of(&args.workspace)
@@ -63,7 +87,7 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
     };
 
     eprintln!("cold start ...");
-    let cold = start(&root).map_err(fail("cold start"))?;
+    let cold = start(&outl, &root).map_err(fail("cold start"))?;
     drop(cold.server);
     eprintln!("choosing targets ...");
     let targets = Targets::of(&root)?;
@@ -72,7 +96,7 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
     let mut warm_calls = Vec::new();
     let mut opened = None;
     for _ in 0..args.startups.max(1) {
-        let started = start(&root).map_err(fail("warm start"))?;
+        let started = start(&outl, &root).map_err(fail("warm start"))?;
         warm_lists.push(started.to_tools_list);
         warm_calls.push(started.to_first_call);
         opened = Some(started);
@@ -129,7 +153,7 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
     drop(session);
 
     eprintln!("Streamable HTTP ...");
-    let http = http_run(&root, &targets, args).map_err(fail("HTTP"))?;
+    let http = http_run(&outl, &root, &targets, args).map_err(fail("HTTP"))?;
 
     let load_after = stats::load_average();
     println!("## Workspace\n");
@@ -257,9 +281,9 @@ struct Started {
     memory: Option<Memory>,
 }
 
-fn start(root: &std::path::Path) -> std::io::Result<Started> {
+fn start(outl: &Path, root: &Path) -> std::io::Result<Started> {
     let begun = Instant::now();
-    let mut server = StdioServer::spawn(root, SERVER_LIMIT)?;
+    let mut server = StdioServer::spawn(outl, root, SERVER_LIMIT)?;
     server.initialize()?;
     let tools = super::client::result_of(server.request("tools/list", json!({}))?)?;
     let to_tools_list = begun.elapsed();
@@ -293,7 +317,7 @@ struct Targets {
 
 impl Targets {
     /// Reads the copy (after a server has written its sidecars, so ids are the server's).
-    fn of(root: &std::path::Path) -> Result<Targets, String> {
+    fn of(root: &Path) -> Result<Targets, String> {
         let ws = Workspace::open(root).map_err(|e| format!("cannot open the copy: {e}"))?;
         let graph = ws.snapshot();
         let all: Vec<&Page> = graph.pages().filter(|p| p.body.count() > 0).collect();
@@ -416,11 +440,12 @@ struct HttpOutcome {
 /// `http_clients` sessions, each on its own connection, reading pages until `http_calls`
 /// each or the deadline.
 fn http_run(
-    root: &std::path::Path,
+    outl: &Path,
+    root: &Path,
     targets: &Targets,
     args: &LatencyArgs,
 ) -> std::io::Result<HttpOutcome> {
-    let server = HttpServer::spawn(root, Duration::from_secs(120))?;
+    let server = HttpServer::spawn(outl, root, Duration::from_secs(120))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
