@@ -6,15 +6,19 @@
 //! `.outl/` yet) and warm; resident memory after opening against the markdown it holds; p50/p90/p99 of sequential
 //! `tools/call`s per class over stdio; pipelined reads over one stdio connection; and
 //! concurrent sessions over Streamable HTTP on loopback. Every loop is bounded in count, and
-//! each server process in time.
+//! each reply in time. The servers are driven with `outl-client`, which reads replies on the
+//! calling thread through a buffer, so that a timing is the server's and the pipe's.
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::client::{HttpServer, HttpSession, Memory, StdioServer};
+use outl_client::{HttpServer, StdioSession, result_of, tool_call};
+
+use super::memory::Memory;
 use super::scratch::Scratch;
 use super::stats::{self, Timings};
 use outl_server::workspace::{Block, Page, Workspace};
@@ -67,8 +71,14 @@ impl LatencyArgs {
     }
 }
 
-/// The longest one server process may live: a hung server ends the run instead of hanging it.
-const SERVER_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// The longest one reply may take: a hung server ends the run instead of hanging it.
+const REPLY_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// The longest `outl serve` may take to listen, and one HTTP exchange to be answered.
+const HTTP_LIMIT: Duration = Duration::from_secs(120);
+/// The protocol version the benchmarks speak.
+const PROTOCOL_VERSION: &str = "2025-06-18";
+/// The client name they initialize with.
+const CLIENT: &str = "outl-bench";
 /// Untimed calls per class before the timed ones.
 const WARMUP_CALLS: usize = 10;
 /// Pages, journals and blocks the calls cycle through.
@@ -119,7 +129,7 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
         for i in 0..WARMUP_CALLS + args.calls {
             let arguments = (class.arguments)(&targets, i);
             let begun = Instant::now();
-            let outcome = session.call(class.tool, &arguments);
+            let outcome = call(&mut session, class.tool, &arguments);
             let elapsed = begun.elapsed();
             if i < WARMUP_CALLS {
                 continue;
@@ -149,7 +159,7 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
         })
         .map_err(fail("pipelined reads"))?;
     let pipelined_wall = begun.elapsed();
-    let memory_after_calls = session.memory();
+    let memory_after_calls = Memory::of(session.pid());
     drop(session);
 
     eprintln!("Streamable HTTP ...");
@@ -274,7 +284,7 @@ const FIRST_CALL: &str = "outl_workspace_info";
 
 /// A server that has answered its first `tools/list` and its first `tools/call`.
 struct Started {
-    server: StdioServer,
+    server: StdioSession,
     to_tools_list: Duration,
     to_first_call: Duration,
     /// Taken once the first call is answered, so the workspace is open.
@@ -283,22 +293,29 @@ struct Started {
 
 fn start(outl: &Path, root: &Path) -> std::io::Result<Started> {
     let begun = Instant::now();
-    let mut server = StdioServer::spawn(outl, root, SERVER_LIMIT)?;
-    server.initialize()?;
-    let tools = super::client::result_of(server.request("tools/list", json!({}))?)?;
+    let mut mcp = Command::new(outl);
+    mcp.arg("mcp").arg("--workspace").arg(root);
+    let mut server = StdioSession::spawn(mcp, REPLY_LIMIT)?;
+    result_of(server.initialize(PROTOCOL_VERSION, CLIENT)?)?;
+    let tools = result_of(server.request("tools/list", json!({}))?)?;
     let to_tools_list = begun.elapsed();
     if tools["tools"].as_array().is_none_or(Vec::is_empty) {
         return Err(std::io::Error::other("tools/list listed no tools"));
     }
-    server.call(FIRST_CALL, &json!({}))?;
+    call(&mut server, FIRST_CALL, &json!({}))?;
     let to_first_call = begun.elapsed();
-    let memory = server.memory();
+    let memory = Memory::of(server.pid());
     Ok(Started {
         server,
         to_tools_list,
         to_first_call,
         memory,
     })
+}
+
+/// A tools/call; its result, or an error for a JSON-RPC error or an `isError` result.
+fn call(server: &mut StdioSession, tool: &str, arguments: &Value) -> std::io::Result<Value> {
+    result_of(server.request("tools/call", tool_call(tool, arguments))?)
 }
 
 /// What the calls cycle through: a spread of pages of every size, journal days, blocks.
@@ -445,58 +462,66 @@ fn http_run(
     targets: &Targets,
     args: &LatencyArgs,
 ) -> std::io::Result<HttpOutcome> {
-    let server = HttpServer::spawn(outl, root, Duration::from_secs(120))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let mut serve = Command::new(outl);
+    serve
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--workspace"])
+        .arg(root)
+        .env_remove("OUTL_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    let server = HttpServer::spawn(serve, HTTP_LIMIT)?;
     // The server listens before its workspace is open; one call waits for the open, so the
     // timed calls measure serving, not opening.
-    runtime.block_on(async {
-        let mut session = HttpSession::open(&server.addr).await?;
-        session.call(FIRST_CALL, &json!({})).await.map(drop)
-    })?;
+    result_of(
+        server
+            .session(PROTOCOL_VERSION, CLIENT)?
+            .call(FIRST_CALL, &json!({}))?,
+    )?;
     let deadline = Instant::now() + Duration::from_secs(args.http_seconds);
-    let pages = std::sync::Arc::new(targets.pages.clone());
+    let pages = &targets.pages;
+    let server = &server;
     let begun = Instant::now();
-    let results = runtime.block_on(async {
-        let mut tasks = Vec::new();
-        for client in 0..args.http_clients {
-            let addr = server.addr.clone();
-            let pages = std::sync::Arc::clone(&pages);
-            let calls = args.http_calls;
-            tasks.push(tokio::spawn(async move {
-                let mut samples = Vec::with_capacity(calls);
-                let mut errors = 0;
-                let mut session = match HttpSession::open(&addr).await {
-                    Ok(session) => session,
-                    Err(e) => {
-                        eprintln!("HTTP session: {e}");
-                        return (samples, calls);
-                    }
-                };
-                for i in 0..calls {
-                    if Instant::now() >= deadline {
-                        break;
-                    }
-                    let slug = &pages[(client * 7 + i) % pages.len()];
-                    let begun = Instant::now();
-                    match session.call("outl_page_get", &json!({"slug": slug})).await {
-                        Ok(_) => samples.push(begun.elapsed()),
+    let results = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..args.http_clients)
+            .map(|client| {
+                let calls = args.http_calls;
+                scope.spawn(move || {
+                    let mut samples = Vec::with_capacity(calls);
+                    let mut errors = 0;
+                    let mut session = match server.session(PROTOCOL_VERSION, CLIENT) {
+                        Ok(session) => session,
                         Err(e) => {
-                            if errors == 0 {
-                                eprintln!("HTTP call: {e}");
+                            eprintln!("HTTP session: {e}");
+                            return (samples, calls);
+                        }
+                    };
+                    for i in 0..calls {
+                        if Instant::now() >= deadline {
+                            break;
+                        }
+                        let slug = &pages[(client * 7 + i) % pages.len()];
+                        let begun = Instant::now();
+                        match session
+                            .call("outl_page_get", &json!({"slug": slug}))
+                            .and_then(result_of)
+                        {
+                            Ok(_) => samples.push(begun.elapsed()),
+                            Err(e) => {
+                                if errors == 0 {
+                                    eprintln!("HTTP call: {e}");
+                                }
+                                errors += 1;
                             }
-                            errors += 1;
                         }
                     }
-                }
-                (samples, errors)
-            }));
-        }
+                    (samples, errors)
+                })
+            })
+            .collect();
         let mut all = Vec::new();
         let mut errors = 0;
-        for task in tasks {
-            match task.await {
+        for client in clients {
+            match client.join() {
                 Ok((samples, failed)) => {
                     all.extend(samples);
                     errors += failed;

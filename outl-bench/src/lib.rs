@@ -2,9 +2,9 @@
 //! `outl-bench` binary.
 //!
 //! This crate owns the benchmarks, the workspace generator and what only they need (the o200k
-//! tokenizer, an HTTP client): none of it is in the `outl` binary. It may use `outl-server`'s
-//! library (the tool registry, the workspace, the projection) and drives the `outl` binary as a
-//! host would; nothing of outl depends on it.
+//! tokenizer): none of it is in the `outl` binary. It may use `outl-server`'s library (the tool
+//! registry, the workspace, the projection), and drives the `outl` binary as a host would
+//! through `outl-client`, the client the end-to-end tests use; nothing of outl depends on it.
 //!
 //! - `gen` writes a deterministic, realistic workspace of any size ([`generate`]).
 //! - `replies` measures every tool's reply as sent, in bytes and o200k tokens, against the
@@ -19,9 +19,9 @@
 //!
 //! Benchmarks report; they never assert a wall-clock time.
 
-mod client;
 pub mod generate;
 mod latency;
+mod memory;
 mod page_reads;
 mod prerfc;
 mod relevance;
