@@ -21,7 +21,7 @@ use outl_client::{HttpServer, StdioSession, result_of, tool_call};
 use super::memory::Memory;
 use super::scratch::Scratch;
 use super::stats::{self, Timings};
-use outl_server::workspace::{Block, Page, Workspace};
+use outl_server::workspace::{Block, Page, STATE_DIR, Workspace};
 
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
@@ -100,7 +100,7 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
     let cold = start(&outl, &root).map_err(fail("cold start"))?;
     drop(cold.server);
     eprintln!("choosing targets ...");
-    let targets = Targets::of(&root)?;
+    let targets = keeping_server_cache(&root, || Targets::of(&root))?;
     let (pages, journals, blocks) = (targets.page_count, targets.journal_count, targets.blocks);
     let mut warm_lists = Vec::new();
     let mut warm_calls = Vec::new();
@@ -316,6 +316,23 @@ fn start(outl: &Path, root: &Path) -> std::io::Result<Started> {
 /// A tools/call; its result, or an error for a JSON-RPC error or an `isError` result.
 fn call(server: &mut StdioSession, tool: &str, arguments: &Value) -> std::io::Result<Value> {
     result_of(server.request("tools/call", tool_call(tool, arguments))?)
+}
+
+/// Runs `open` (which opens the copy in this process) and puts back the `.outl/cache` the
+/// server wrote. A cache is used only by the build that wrote it, and this binary is not
+/// `outl`: the cache its open leaves would send the first warm start back to every page file.
+fn keeping_server_cache<T>(
+    root: &Path,
+    open: impl FnOnce() -> Result<T, String>,
+) -> Result<T, String> {
+    let cache = root.join(STATE_DIR).join("cache");
+    let written_by_server = std::fs::read(&cache).ok();
+    let opened = open()?;
+    if let Some(bytes) = written_by_server {
+        std::fs::write(&cache, bytes)
+            .map_err(|e| format!("cannot put back {}: {e}", cache.display()))?;
+    }
+    Ok(opened)
 }
 
 /// What the calls cycle through: a spread of pages of every size, journal days, blocks.

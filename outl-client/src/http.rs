@@ -307,11 +307,16 @@ impl Connection {
             head.push_str(&format!("{name}: {value}\r\n"));
         }
         head.push_str("\r\n");
-        let stream = self.reader.get_mut();
-        stream.write_all(head.as_bytes())?;
-        // The server may answer (401, 413) and close before it has read a large body.
-        let _ = stream.write_all(body);
-        let (answer, framed) = read_response(&mut self.reader)?;
+        // One write, so that the request leaves in as few segments as it fits.
+        let mut request = head.into_bytes();
+        request.extend_from_slice(body);
+        let written = self.reader.get_mut().write_all(&request);
+        // The server may answer (401, 413) and close before it has read a large body: its
+        // answer counts, and the failed write only if there is none.
+        let (answer, framed) = match read_response(&mut self.reader) {
+            Ok(read) => read,
+            Err(unanswered) => return Err(written.err().unwrap_or(unanswered)),
+        };
         self.reusable = keep_alive
             && framed
             && !answer
