@@ -3,10 +3,10 @@
 //! Folders are the architecture: `outline` is the markdown format, `workspace` the pages on
 //! disk, `actions` the tool handlers, `mcp` the protocol and the reply projection, `cli` the
 //! command line and its un-projected envelope; each may use those before it in this list.
-//! ARCHITECTURE.md maps them and states the invariants.
+//! The benchmarks are the `outl-bench` crate, which uses this library; nothing here uses
+//! them. ARCHITECTURE.md maps the crates and modules and states the invariants.
 
 pub mod actions;
-pub mod bench;
 pub mod cli;
 mod error;
 pub mod mcp;

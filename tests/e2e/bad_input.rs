@@ -618,7 +618,7 @@ fn http_refuses_each_bad_input_and_serves_on_untouched() {
         let name = &case.name;
         if case.body.len() > MAX_BODY_BYTES {
             assert_eq!(response.status, 413, "{name}: {}", response.status);
-            let refusal = &response.messages()[0];
+            let refusal = &response.messages().expect("JSON-RPC messages")[0];
             assert_eq!(
                 refusal["error"]["code"], INVALID_REQUEST,
                 "{name}: {refusal}"
@@ -631,7 +631,7 @@ fn http_refuses_each_bad_input_and_serves_on_untouched() {
             let messages = if response.header("content-type").is_some_and(|t| {
                 t.starts_with("application/json") || t.starts_with("text/event-stream")
             }) {
-                response.messages()
+                response.messages().expect("JSON-RPC messages")
             } else {
                 Vec::new()
             };

@@ -318,13 +318,16 @@ fn malformed_bodies_get_a_json_rpc_error() {
         let response = session.post(body);
         assert_eq!(response.status, 400, "{response:?}");
         assert_eq!(response.header("content-type"), Some("application/json"));
-        let messages = response.messages();
+        let messages = response.messages().expect("JSON-RPC messages");
         assert_eq!(messages[0]["error"]["code"], code, "{response:?}");
     }
     // Without a session too: the body is judged before the session is looked up.
     let response = server.post(b"not json", &[]);
     assert_eq!(response.status, 400);
-    assert_eq!(response.messages()[0]["error"]["code"], -32700);
+    assert_eq!(
+        response.messages().expect("JSON-RPC messages")[0]["error"]["code"],
+        -32700
+    );
     session.assert_alive();
 }
 

@@ -20,7 +20,7 @@ fn a_session_initializes_lists_and_calls() {
         .header("mcp-session-id")
         .expect("a session id")
         .to_owned();
-    let messages = init.messages();
+    let messages = init.messages().expect("JSON-RPC messages");
     assert_eq!(
         messages[0]["result"]["protocolVersion"], "2025-06-18",
         "{init:?}"
@@ -42,7 +42,7 @@ fn a_session_initializes_lists_and_calls() {
         &headers,
     );
     assert_eq!(listed.status, 200, "{listed:?}");
-    let tools = listed.messages()[0]["result"]["tools"]
+    let tools = listed.messages().expect("JSON-RPC messages")[0]["result"]["tools"]
         .as_array()
         .cloned()
         .expect("a tool list");
@@ -53,7 +53,7 @@ fn a_session_initializes_lists_and_calls() {
         &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "outl_workspace_info", "arguments": {}}}),
         &headers,
     );
-    let result = &called.messages()[0]["result"];
+    let result = &called.messages().expect("JSON-RPC messages")[0]["result"];
     assert!(result.get("structuredContent").is_none(), "{result}");
     assert!(serde_json::from_str::<Value>(text_of(result)).is_ok());
 }
@@ -85,7 +85,10 @@ fn a_token_is_required_when_set_and_checked_first() {
     let bearer = format!("Bearer {TOKEN}");
     let ok = server.post_json(&initialize(), &[("Authorization", bearer.as_str())]);
     assert_eq!(ok.status, 200, "{ok:?}");
-    assert_eq!(ok.messages()[0]["result"]["serverInfo"]["name"], "outl");
+    assert_eq!(
+        ok.messages().expect("JSON-RPC messages")[0]["result"]["serverInfo"]["name"],
+        "outl"
+    );
 }
 
 #[test]
@@ -122,7 +125,7 @@ fn a_huge_body_is_refused() {
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"padding": filler}});
     let refused = server.post_json(&body, &[]);
     assert_eq!(refused.status, 413, "{}", refused.status);
-    let error = &refused.messages()[0]["error"];
+    let error = &refused.messages().expect("JSON-RPC messages")[0]["error"];
     assert_eq!(error["code"], -32600, "{error}");
     assert_eq!(error["data"]["limit_bytes"], 4 * 1024 * 1024);
     let message = error["message"].as_str().unwrap_or_default();

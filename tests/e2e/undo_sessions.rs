@@ -29,7 +29,7 @@ impl Calls for StdioSession {
     }
 }
 
-impl Calls for crate::mcp_support::HttpSession<'_> {
+impl Calls for crate::mcp_support::HttpSession {
     fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
         self.call(name, arguments)
     }

@@ -52,8 +52,6 @@ pub enum Command {
     Call(CallArgs),
     /// Print the tool registry: the tools/list result, the tools.toml contract, or docs/tools.md.
     Tools(tools::ToolsArgs),
-    /// Benchmarks: generate a workspace, measure reply sizes and latency (docs/performance.md).
-    Bench(crate::bench::BenchArgs),
 }
 
 #[derive(Debug, Args)]
@@ -105,7 +103,6 @@ pub fn main() -> ExitCode {
         Command::Serve(args) => serve::over_http(&args),
         Command::Call(args) => call(&args),
         Command::Tools(args) => tools::run(&args),
-        Command::Bench(args) => crate::bench::run(&args),
     }
 }
 

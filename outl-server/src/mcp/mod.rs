@@ -2,8 +2,6 @@
 //! registry runtime of `outl-registry`.
 
 pub mod http;
-#[cfg(test)]
-mod payload;
 pub mod server;
 pub mod stdio;
 
@@ -11,8 +9,8 @@ use crate::workspace::Workspace;
 
 /// outl's tools run against a workspace: the arguments the server's instructions describe
 /// once, and the projection: a JSON payload in each type's compact form, where an outline node
-/// is an array without what only a GUI renderer needs (`actions::outline::OutlineNode`;
-/// [`payload`] holds the projection's tests).
+/// is an array without what only a GUI renderer needs (`actions::outline::OutlineNode`; the
+/// projection's tests are `outl-bench/tests/projection.rs`, beside the workspace generator).
 impl outl_registry::ToolContext for Workspace {
     const SHARED_ARGS: &'static [&'static str] = &server::SHARED_ARGS;
 

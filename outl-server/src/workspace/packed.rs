@@ -326,7 +326,7 @@ fn unpack_shared(key: u64, bytes: &[u8]) -> Arc<[Block]> {
 }
 
 /// Packed bytes whose unpacked trees the cache keeps at most, counted compressed: about
-/// 10 MiB of trees for the workspaces `outl bench gen` writes.
+/// 10 MiB of trees for the workspaces `outl-bench gen` writes.
 const UNPACKED_BUDGET: usize = 2 << 20;
 
 /// The pages read last, unpacked, least recently used first out.

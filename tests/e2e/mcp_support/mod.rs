@@ -1,26 +1,25 @@
-//! Driving the built `outl` binary: a stdio MCP session, and `outl serve` with a raw HTTP/1.1
-//! client (enough of one for these tests: one request per connection).
+//! Driving the built `outl` binary through `outl-client` (a stdio MCP session, `outl serve`
+//! and its sessions), with what these tests add: a failed exchange fails the test, the
+//! protocol checks every test relies on, and outl's own fixtures and replies.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
+pub use outl_client::HttpResponse;
+
 pub const OUTL: &str = env!("CARGO_BIN_EXE_outl");
 const REPLY_TIMEOUT: Duration = Duration::from_secs(20);
+/// The client name these tests initialize with.
+const CLIENT: &str = "outl-tests";
 
-/// An `outl mcp` child process; stdout lines arrive on a channel so a missing reply fails the
-/// test instead of hanging it.
+/// An `outl mcp` child process; a missing reply fails the test instead of hanging it.
 pub struct StdioSession {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<String>,
-    /// Request id of the next [`call`](Self::call); far from the small ids tests pick.
-    next_id: i64,
+    session: outl_client::StdioSession,
 }
 
 impl StdioSession {
@@ -29,99 +28,75 @@ impl StdioSession {
     }
 
     pub fn start_with(workspace: &Path, env: &[(&str, &str)]) -> Self {
-        let mut child = Command::new(OUTL)
+        let mut command = Command::new(OUTL);
+        command
             .args(["mcp", "--workspace"])
             .arg(workspace)
             .envs(env.iter().copied())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn outl mcp");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        StdioSession {
-            child,
-            stdin: Some(stdin),
-            lines,
-            next_id: 1000,
-        }
+            .stderr(Stdio::null());
+        let session =
+            outl_client::StdioSession::spawn(command, REPLY_TIMEOUT).expect("spawn outl mcp");
+        StdioSession { session }
     }
 
     pub fn send_line(&mut self, line: &str) {
-        let stdin = self.stdin.as_mut().expect("stdin is open until finish");
-        writeln!(stdin, "{line}").expect("write to outl");
-        stdin.flush().expect("flush");
+        self.send_bytes(line.as_bytes());
     }
 
     pub fn send(&mut self, message: &Value) {
-        self.send_line(&message.to_string());
+        self.session.send(message).expect("write to outl");
     }
 
     /// Sends `bytes` and a newline as they are: invalid UTF-8 and lone control bytes included.
     pub fn send_bytes(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin is open until finish");
-        stdin.write_all(bytes).expect("write to outl");
-        stdin.write_all(b"\n").expect("write to outl");
-        stdin.flush().expect("flush");
+        self.session.send_bytes(bytes).expect("write to outl");
     }
 
     /// The next line outl writes within `wait`, parsed; `None` when nothing came (or outl
     /// has exited and its output is drained).
     pub fn recv_within(&mut self, wait: Duration) -> Option<Value> {
-        let line = self.lines.recv_timeout(wait).ok()?;
-        Some(
-            serde_json::from_str(&line)
-                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}")),
-        )
+        match self.session.recv_within(wait) {
+            Ok(message) => message,
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => None,
+            Err(e) => panic!("{e}"),
+        }
     }
 
     /// Ends outl with SIGKILL, as a crash or an out-of-memory kill would, and waits for it.
     /// What it wrote before dying can still be read with [`recv_within`](Self::recv_within).
     pub fn kill(&mut self) {
-        self.child.kill().expect("kill outl mcp");
-        self.child.wait().expect("wait for outl");
-        drop(self.stdin.take());
+        self.session.kill().expect("kill outl mcp");
     }
 
     /// A ping answered within the reply timeout: the session is alive.
     pub fn assert_alive(&mut self) {
-        self.next_id += 1;
-        let id = self.next_id;
+        let id = self.session.next_id();
         let pong = self.request(id, "ping", json!({}));
         assert!(pong["result"].is_object(), "ping: {pong}");
     }
 
     /// The next line outl writes, parsed; every stdout line must be one JSON-RPC message.
     pub fn recv(&mut self) -> Value {
-        let line = self
-            .lines
-            .recv_timeout(REPLY_TIMEOUT)
-            .expect("a reply from outl");
-        let message: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line}"));
-        assert_eq!(message["jsonrpc"], "2.0", "not a JSON-RPC message: {line}");
+        let message = self
+            .session
+            .recv()
+            .unwrap_or_else(|e| panic!("a reply from outl: {e}"));
+        assert_eq!(
+            message["jsonrpc"], "2.0",
+            "not a JSON-RPC message: {message}"
+        );
         message
     }
 
     /// Nothing more arrives within `wait`.
     pub fn assert_silent(&mut self, wait: Duration) {
-        if let Ok(line) = self.lines.recv_timeout(wait) {
-            panic!("expected no output, got {line}");
+        if let Some(message) = self.recv_within(wait) {
+            panic!("expected no output, got {message}");
         }
     }
 
     pub fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.send(&outl_client::request(id, method, params));
         let reply = self.recv();
         assert_eq!(reply["id"], id, "reply to another request: {reply}");
         reply
@@ -141,45 +116,37 @@ impl StdioSession {
 
     pub fn initialize(&mut self, version: &str) -> Value {
         let reply = self.request(0, "initialize", initialize_params(version));
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        self.send(&outl_client::notification("notifications/initialized"));
         reply
     }
 
     pub fn call_tool(&mut self, id: i64, name: &str, arguments: Value) -> Value {
-        self.request(
-            id,
-            "tools/call",
-            json!({"name": name, "arguments": arguments}),
-        )
+        self.request(id, "tools/call", outl_client::tool_call(name, &arguments))
     }
 
     /// A tools/call with the next free request id.
     pub fn call(&mut self, name: &str, arguments: Value) -> Value {
-        self.next_id += 1;
-        self.call_tool(self.next_id, name, arguments)
+        let id = self.session.next_id();
+        self.call_tool(id, name, arguments)
     }
 
     /// Closes stdin and waits for a clean exit.
     pub fn finish(mut self) {
-        drop(self.stdin.take());
-        let status = self.child.wait().expect("wait for outl");
+        let status = self.session.finish().expect("wait for outl");
         assert!(status.success(), "outl mcp exited with {status}");
     }
 }
 
 impl Drop for StdioSession {
     fn drop(&mut self) {
-        // Only reached with the child still running when a test failed midway.
-        let _ = self.child.kill();
+        // Only reached with the child still running when a test failed midway, or left its
+        // session open: it is abandoned, not asked to end.
+        let _ = self.session.kill();
     }
 }
 
 pub fn initialize_params(version: &str) -> Value {
-    json!({
-        "protocolVersion": version,
-        "capabilities": {},
-        "clientInfo": {"name": "outl-tests", "version": "0"},
-    })
+    outl_client::initialize_params(version, CLIENT)
 }
 
 /// `content[0].text` of a tools/call result.
@@ -407,63 +374,31 @@ pub fn outl_call(workspace: &Path, tool: &str, args: &Value, env: &[(&str, &str)
 
 /// An `outl serve --port 0` child and the address it printed.
 pub struct HttpServer {
-    child: Child,
+    server: outl_client::HttpServer,
     pub addr: String,
 }
 
 impl HttpServer {
     pub fn start(workspace: &Path, extra: &[&str]) -> Self {
-        let mut child = Command::new(OUTL)
+        let mut command = Command::new(OUTL);
+        command
             .args(["serve", "--port", "0", "--workspace"])
             .arg(workspace)
             .args(extra)
             .env_remove("OUTL_TOKEN")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn outl serve");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.strip_prefix("outl: serving MCP at http://") {
-                    let _ = tx.send(url.trim_end_matches("/mcp").to_owned());
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(REPLY_TIMEOUT)
+            .stdout(Stdio::null());
+        let server = outl_client::HttpServer::spawn(command, REPLY_TIMEOUT)
             .expect("outl serve prints its URL");
-        HttpServer { child, addr }
+        let addr = server.addr.clone();
+        HttpServer { server, addr }
     }
 
     /// One POST to /mcp; `headers` are added as given.
     pub fn post(&self, body: &[u8], headers: &[(&str, &str)]) -> HttpResponse {
-        let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-            self.host_header(headers),
-            body.len()
-        );
-        for (name, value) in headers
-            .iter()
-            .filter(|(name, _)| !name.eq_ignore_ascii_case("host"))
-        {
-            request.push_str(&format!("{name}: {value}\r\n"));
-        }
-        request.push_str("\r\n");
-        let mut stream = TcpStream::connect(&self.addr).expect("connect to outl serve");
-        stream
-            .set_read_timeout(Some(REPLY_TIMEOUT))
-            .expect("timeout");
-        stream.write_all(request.as_bytes()).expect("send head");
-        // The server may answer (401, 413) and close before it has read a large body.
-        let _ = stream.write_all(body);
-        let mut raw = Vec::new();
-        let _ = stream.read_to_end(&mut raw);
-        HttpResponse::parse(&raw)
+        self.server
+            .post(body, headers)
+            .unwrap_or_else(|e| panic!("POST to outl serve: {e}"))
     }
 
     pub fn post_json(&self, message: &Value, headers: &[(&str, &str)]) -> HttpResponse {
@@ -471,29 +406,15 @@ impl HttpServer {
     }
 
     /// Initializes an MCP session and sends `notifications/initialized`.
-    pub fn session(&self) -> HttpSession<'_> {
-        let init = self.post_json(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-                    "params": initialize_params(HttpSession::VERSION)}),
-            &[],
-        );
-        assert_eq!(init.status, 200, "initialize: {init:?}");
-        let id = init
-            .header("mcp-session-id")
-            .expect("a session id")
-            .to_owned();
-        let session = HttpSession {
-            server: self,
-            id,
-            next_id: std::cell::Cell::new(1000),
-        };
-        let initialized = session.post(
-            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-                .to_string()
-                .as_bytes(),
-        );
-        assert_eq!(initialized.status, 202, "{initialized:?}");
-        session
+    pub fn session(&self) -> HttpSession {
+        let session = self
+            .server
+            .session(HttpSession::VERSION, CLIENT)
+            .unwrap_or_else(|e| panic!("an MCP session: {e}"));
+        HttpSession {
+            id: session.id().to_owned(),
+            session: std::cell::RefCell::new(session),
+        }
     }
 
     /// Opens the session's standalone SSE stream (GET /mcp) and leaves it open.
@@ -515,83 +436,41 @@ impl HttpServer {
 
     /// Sends Ctrl-C's signal and waits for the process to end.
     #[cfg(unix)]
-    pub fn interrupt(mut self) -> std::process::ExitStatus {
-        let pid = self.child.id().to_string();
-        let sent = Command::new("kill")
-            .args(["-INT", &pid])
-            .status()
-            .expect("run kill");
-        assert!(sent.success());
-        let deadline = std::time::Instant::now() + REPLY_TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().expect("poll outl serve") {
-                return status;
-            }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "outl serve did not stop on SIGINT"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn host_header(&self, headers: &[(&str, &str)]) -> String {
-        headers
-            .iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case("host"))
-            .map_or_else(|| self.addr.clone(), |(_, value)| (*value).to_owned())
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    pub fn interrupt(self) -> std::process::ExitStatus {
+        self.server
+            .interrupt()
+            .unwrap_or_else(|e| panic!("outl serve did not stop on SIGINT: {e}"))
     }
 }
 
 /// One MCP session of an [`HttpServer`]: its requests carry the session id.
-pub struct HttpSession<'s> {
-    server: &'s HttpServer,
+pub struct HttpSession {
+    session: std::cell::RefCell<outl_client::HttpSession>,
     pub id: String,
-    next_id: std::cell::Cell<i64>,
 }
 
-impl HttpSession<'_> {
+impl HttpSession {
     pub const VERSION: &'static str = "2025-06-18";
 
     /// POSTs `body` as it is, inside the session.
     pub fn post(&self, body: &[u8]) -> HttpResponse {
-        self.server.post(
-            body,
-            &[
-                ("Mcp-Session-Id", self.id.as_str()),
-                ("MCP-Protocol-Version", Self::VERSION),
-            ],
-        )
+        self.session
+            .borrow_mut()
+            .post(body)
+            .unwrap_or_else(|e| panic!("POST in the session: {e}"))
     }
 
     /// A request and its one reply message.
     pub fn request(&self, method: &str, params: Value) -> Value {
-        self.next_id.set(self.next_id.get() + 1);
-        let id = self.next_id.get();
-        let response = self.post(
-            json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-                .to_string()
-                .as_bytes(),
-        );
-        assert_eq!(response.status, 200, "{method}: {response:?}");
-        let reply = response
-            .messages()
-            .pop()
-            .unwrap_or_else(|| panic!("{method}: no reply in {response:?}"));
-        assert_eq!(reply["id"], id, "reply to another request: {reply}");
-        reply
+        self.session
+            .borrow_mut()
+            .request(method, params)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// A tools/call; the reply as [`StdioSession::call`] returns it.
     pub fn call(&self, name: &str, arguments: Value) -> Value {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+        self.request("tools/call", outl_client::tool_call(name, &arguments))
     }
 
     /// A ping answered: the server and this session are alive.
@@ -599,89 +478,6 @@ impl HttpSession<'_> {
         let pong = self.request("ping", json!({}));
         assert!(pong["result"].is_object(), "ping: {pong}");
     }
-}
-
-#[derive(Debug)]
-pub struct HttpResponse {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: String,
-}
-
-impl HttpResponse {
-    fn parse(raw: &[u8]) -> Self {
-        let split = raw
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .expect("an HTTP response head");
-        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-        let mut lines = head.split("\r\n");
-        let status = lines
-            .next()
-            .and_then(|status_line| status_line.split(' ').nth(1))
-            .and_then(|code| code.parse().ok())
-            .expect("a status line");
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|line| line.split_once(':'))
-            .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
-            .collect();
-        let body = &raw[split + 4..];
-        let chunked = headers
-            .iter()
-            .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"));
-        let body = if chunked {
-            dechunk(body)
-        } else {
-            body.to_vec()
-        };
-        HttpResponse {
-            status,
-            headers,
-            body: String::from_utf8_lossy(&body).into_owned(),
-        }
-    }
-
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-
-    /// The JSON-RPC messages of the body, whether sent as JSON or as SSE `data:` events.
-    pub fn messages(&self) -> Vec<Value> {
-        if self
-            .header("content-type")
-            .is_some_and(|t| t.starts_with("application/json"))
-        {
-            return vec![serde_json::from_str(&self.body).expect("a JSON body")];
-        }
-        self.body
-            .lines()
-            .filter_map(|line| line.strip_prefix("data:"))
-            .map(str::trim)
-            .filter(|data| !data.is_empty())
-            .map(|data| serde_json::from_str(data).expect("SSE data is JSON"))
-            .collect()
-    }
-}
-
-fn dechunk(mut body: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    while let Some(end) = body.windows(2).position(|w| w == b"\r\n") {
-        let size_text = String::from_utf8_lossy(&body[..end]);
-        let Ok(size) = usize::from_str_radix(size_text.split(';').next().unwrap_or("").trim(), 16)
-        else {
-            break;
-        };
-        let start = end + 2;
-        if size == 0 || start + size > body.len() {
-            break;
-        }
-        out.extend_from_slice(&body[start..start + size]);
-        body = &body[(start + size + 2).min(body.len())..];
-    }
-    out
 }
 
 /// The lines that differ between two versions of a file, each with its line break as written:

@@ -1,4 +1,4 @@
-//! `outl bench pages`: what reading a page with `outl_page_get` costs a model, against the
+//! `outl-bench pages`: what reading a page with `outl_page_get` costs a model, against the
 //! page's own markdown.
 //!
 //! Every page of a scratch copy of the workspace is read whole through the registry, slice
@@ -20,13 +20,13 @@ use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 
 use super::scratch::Scratch;
-use crate::Error;
-use crate::actions::REGISTRY;
-use crate::workspace::{BlockList, Page, Workspace};
+use outl_server::Error;
+use outl_server::actions::REGISTRY;
+use outl_server::workspace::{BlockList, Page, Workspace};
 
 #[derive(Debug, Args)]
 pub struct PagesArgs {
-    /// The workspace to measure (made by `outl bench gen`, or any Logseq graph); it is copied
+    /// The workspace to measure (made by `outl-bench gen`, or any Logseq graph); it is copied
     /// first, and the copy is read.
     #[arg(long, short = 'w', value_name = "DIR")]
     workspace: PathBuf,

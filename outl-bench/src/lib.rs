@@ -1,35 +1,48 @@
-//! `outl bench`: the measurements behind docs/performance.md, runnable by anyone.
+//! outl-bench: the measurements behind docs/performance.md, runnable by anyone, as the
+//! `outl-bench` binary.
+//!
+//! This crate owns the benchmarks, the workspace generator and what only they need (the o200k
+//! tokenizer): none of it is in the `outl` binary. It may use `outl-server`'s library (the tool
+//! registry, the workspace, the projection), and drives the `outl` binary as a host would
+//! through `outl-client`, the client the end-to-end tests use; nothing of outl depends on it.
 //!
 //! - `gen` writes a deterministic, realistic workspace of any size ([`generate`]).
 //! - `replies` measures every tool's reply as sent, in bytes and o200k tokens, against the
 //!   wire before RFC 0276 ([`prerfc`]), and `tools/list`.
 //! - `pages` reads every page with `outl_page_get` and sets its tokens against the page's
 //!   markdown.
-//! - `latency` drives the real binary over stdio and Streamable HTTP: start-up, memory,
-//!   p50/p90/p99 per class of call, pipelined and concurrent throughput.
+//! - `latency` drives the real `outl` binary (the one beside `outl-bench`, or `--outl PATH`)
+//!   over stdio and Streamable HTTP: start-up, memory, p50/p90/p99 per class of call,
+//!   pipelined and concurrent throughput.
 //! - `relevance` asks `outl_search` and `outl_page_list` a judged query set on the generated
 //!   workspace: the share of queries whose right page comes first, and in the top 5.
 //!
 //! Benchmarks report; they never assert a wall-clock time.
 
-mod client;
 pub mod generate;
 mod latency;
+mod memory;
 mod page_reads;
-pub mod prerfc;
+mod prerfc;
 mod relevance;
-pub mod replies;
+mod replies;
 mod rng;
-pub(crate) mod scratch;
+pub mod scratch;
 mod stats;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
-#[derive(Debug, Args)]
-pub struct BenchArgs {
+#[derive(Debug, Parser)]
+#[command(
+    name = "outl-bench",
+    version,
+    about = "Benchmarks of outl: generate a workspace, measure reply sizes, page reads, latency \
+             and search relevance (docs/performance.md)."
+)]
+pub struct Cli {
     #[command(subcommand)]
     command: BenchCommand,
 }
@@ -46,7 +59,8 @@ enum BenchCommand {
     /// markdown: the median, typical and overall ratio, for topic pages and journal days.
     Pages(page_reads::PagesArgs),
     /// Start-up, memory, and p50/p90/p99 of tools/call over stdio and Streamable HTTP, driving
-    /// the real binary on a scratch copy of the workspace.
+    /// the real `outl` binary (by default the one beside this binary; `--outl PATH` to choose)
+    /// on a scratch copy of the workspace.
     Latency(latency::LatencyArgs),
     /// The share of a judged query set whose right page `outl_search` and `outl_page_list`
     /// rank first, and in the top 5, on the 2,862-page generated workspace.
@@ -72,7 +86,7 @@ struct GenArgs {
     dir: PathBuf,
 }
 
-/// An older style for `outl bench gen --style`.
+/// An older style for `outl-bench gen --style`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Style {
     /// Page properties as YAML front matter between `---` lines.
@@ -125,8 +139,8 @@ impl GenArgs {
     }
 }
 
-/// Runs one `outl bench` subcommand; results go to stdout, progress to stderr.
-pub fn run(args: &BenchArgs) -> ExitCode {
+/// Runs one `outl-bench` subcommand; results go to stdout, progress to stderr.
+pub fn run(args: &Cli) -> ExitCode {
     let result = match &args.command {
         BenchCommand::Gen(gen_args) => run_gen(gen_args),
         BenchCommand::Replies(replies_args) => replies::run(replies_args),
@@ -137,7 +151,7 @@ pub fn run(args: &BenchArgs) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("outl bench: {message}");
+            eprintln!("outl-bench: {message}");
             ExitCode::FAILURE
         }
     }

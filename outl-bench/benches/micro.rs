@@ -2,15 +2,15 @@
 //! inline tokenizer, the RFC 0276 reply projection of a large real reply and the whole read
 //! behind it (handler and projection), and the index (build, an edit of a page, and search).
 //!
-//! Inputs come from `outl bench gen`'s generator: a 2,862-page workspace under `cargo bench`,
+//! Inputs come from `outl-bench gen`'s generator: a 2,862-page workspace under `cargo bench`,
 //! 200 pages when `cargo test --all-targets` runs each benchmark once, which keeps CI cheap.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use outl_bench::generate::{self, GeneratedPage};
 use outl_registry::tool_success_payload;
 use outl_server::actions::REGISTRY;
-use outl_server::bench::generate::{self, GeneratedPage};
 use outl_server::outline::{self, Document};
 use outl_server::workspace::{GraphConfig, Index, Page, Workspace};
 use serde_json::json;

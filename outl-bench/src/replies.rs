@@ -1,4 +1,4 @@
-//! `outl bench replies`: what every tool's reply costs a model, against the wire before RFC
+//! `outl-bench replies`: what every tool's reply costs a model, against the wire before RFC
 //! 0276, and what `tools/list` costs.
 //!
 //! One representative call per tool (reads on a typical page and journal day, writes on a
@@ -19,9 +19,9 @@ use tiktoken_rs::CoreBPE;
 use super::prerfc::pre_rfc_result;
 use super::scratch::Scratch;
 use super::stats;
-use crate::Error;
-use crate::actions::REGISTRY;
-use crate::workspace::{Block, BlockList, Page, Workspace};
+use outl_server::Error;
+use outl_server::actions::REGISTRY;
+use outl_server::workspace::{Block, BlockList, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
 const TOTAL_TARGET_PERCENT: f64 = 65.0;
@@ -34,7 +34,7 @@ const TOOLS_LIST_TARGET_TOKENS: u64 = 4_000;
 
 #[derive(Debug, Args)]
 pub struct RepliesArgs {
-    /// The workspace to measure (made by `outl bench gen`, or any Logseq graph); it is copied
+    /// The workspace to measure (made by `outl-bench gen`, or any Logseq graph); it is copied
     /// first and the copy takes the writes.
     #[arg(long, short = 'w', value_name = "DIR")]
     workspace: PathBuf,
@@ -88,7 +88,7 @@ pub fn measure(
                     let mut without = pruned.clone();
                     remove_key(&mut without, &key);
                     let without =
-                        Reply::new::<Workspace, _>("outl bench replies", Payload::Json, without);
+                        Reply::new::<Workspace, _>("outl-bench replies", Payload::Json, without);
                     let saved = sent_tokens.saturating_sub(tokens(&wire_text(&without)));
                     (key, saved)
                 })
@@ -656,7 +656,7 @@ fn edit_outside_outl(ws: &Workspace, t: &Targets) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::generate::LAST_JOURNAL;
+    use crate::generate::LAST_JOURNAL;
 
     #[test]
     fn every_tool_has_a_representative_call() {

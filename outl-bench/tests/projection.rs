@@ -1,20 +1,18 @@
-//! Tests of outl's projection of a success reply (RFC 0276), the hook of the registry runtime
-//! that `impl ToolContext for Workspace` sets: a JSON payload is written in each type's compact
-//! form, in which an outline node is an array without what only a GUI renderer needs. What a
-//! markdown payload sends and an error's envelope are the runtime's
-//! (`outl_registry::tool_success_payload`, `tool_error_payload`).
+//! outl's reply projection (its `ToolContext` for `Workspace`, RFC 0276) against what it must send:
+//! on hand-made replies, and on one call of every tool on the demo workspace and on a generated
+//! one. They live here, beside the generator, because `outl-server` cannot depend on this crate.
 
+use outl_bench::generate::{self, Styles};
+use outl_bench::scratch::Scratch;
 use outl_registry::{Payload, Reply, ToolContext, tool_error_payload, tool_success_payload};
+use outl_server::actions::REGISTRY;
+use outl_server::actions::outline::OutlineNode;
+use outl_server::outline::{Document, ParsedBlock, TaskMarker};
+use outl_server::workspace::{BlockList, Workspace};
+use outl_server::{Error, ErrorCode};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::{Value, json};
-
-use crate::actions::REGISTRY;
-use crate::actions::outline::OutlineNode;
-use crate::outline::{Document, ParsedBlock, TaskMarker};
-use crate::workspace::BlockList;
-use crate::workspace::Workspace;
-use crate::{Error, ErrorCode};
 
 fn text_of(result: &CallToolResult) -> &str {
     match result.content.as_slice() {
@@ -298,7 +296,7 @@ fn straightforward_projection(reply: &Reply<Error>) -> String {
 }
 
 /// One call of every tool, with targets read from the workspace: reads first, then writes.
-fn every_call(ws: &crate::workspace::Workspace) -> Vec<(&'static str, Value)> {
+fn every_call(ws: &Workspace) -> Vec<(&'static str, Value)> {
     let graph = ws.snapshot();
     let pages: Vec<_> = graph.pages().filter(|p| p.date().is_none()).collect();
     let page = pages.iter().max_by_key(|p| p.body.count()).expect("a page");
@@ -331,7 +329,7 @@ fn every_call(ws: &crate::workspace::Workspace) -> Vec<(&'static str, Value)> {
     let all_blocks: Vec<_> = all_pages.iter().flat_map(|b| b.preorder()).collect();
     let tag = all_blocks
         .iter()
-        .find_map(|b| crate::outline::tags(&b.text).into_iter().next())
+        .find_map(|b| outl_server::outline::tags(&b.text).into_iter().next())
         .expect("a tag");
     let (key, value) = all_blocks
         .iter()
@@ -424,8 +422,8 @@ fn every_call(ws: &crate::workspace::Workspace) -> Vec<(&'static str, Value)> {
 }
 
 fn assert_projection_is_straightforward_for_every_tool(source: &std::path::Path) {
-    let scratch = crate::bench::scratch::Scratch::copy_of(source).expect("a scratch copy");
-    let ws = crate::workspace::Workspace::open(scratch.path()).expect("open the copy");
+    let scratch = Scratch::copy_of(source).expect("a scratch copy");
+    let ws = Workspace::open(scratch.path()).expect("open the copy");
     let calls = every_call(&ws);
     let mut called: Vec<&str> = calls.iter().map(|(name, _)| *name).collect();
     called.sort_unstable();
@@ -454,12 +452,6 @@ fn the_projection_of_every_tool_on_the_demo_workspace_is_the_straightforward_one
 #[test]
 fn the_projection_of_every_tool_on_a_generated_workspace_is_the_straightforward_one() {
     let dir = tempfile::tempdir().expect("a temp folder");
-    crate::bench::generate::write_workspace(
-        dir.path(),
-        120,
-        7,
-        crate::bench::generate::Styles::CANONICAL,
-    )
-    .expect("generate");
+    generate::write_workspace(dir.path(), 120, 7, Styles::CANONICAL).expect("generate");
     assert_projection_is_straightforward_for_every_tool(dir.path());
 }

@@ -1,4 +1,4 @@
-//! `outl bench latency`: the real binary, driven the way a host drives it.
+//! `outl-bench latency`: the real binary, driven the way a host drives it.
 //!
 //! On a scratch copy of the workspace (so that writes are real and the folder given stays as
 //! it was): start-up to the first `tools/list` answer and to the first `tools/call` answer
@@ -6,18 +6,22 @@
 //! `.outl/` yet) and warm; resident memory after opening against the markdown it holds; p50/p90/p99 of sequential
 //! `tools/call`s per class over stdio; pipelined reads over one stdio connection; and
 //! concurrent sessions over Streamable HTTP on loopback. Every loop is bounded in count, and
-//! each server process in time.
+//! each reply in time. The servers are driven with `outl-client`, which reads replies on the
+//! calling thread through a buffer, so that a timing is the server's and the pipe's.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::Args;
 use serde_json::{Value, json};
 
-use super::client::{HttpServer, HttpSession, Memory, StdioServer};
+use outl_client::{HttpServer, StdioSession, result_of, tool_call};
+
+use super::memory::Memory;
 use super::scratch::Scratch;
 use super::stats::{self, Timings};
-use crate::workspace::{Block, Page, Workspace};
+use outl_server::workspace::{Block, Page, STATE_DIR, Workspace};
 
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
@@ -42,16 +46,46 @@ pub struct LatencyArgs {
     /// The longest the HTTP run may take, in seconds; sessions stop calling then.
     #[arg(long, default_value_t = 60)]
     http_seconds: u64,
+    /// The `outl` binary to drive. By default, the one beside this binary in the same target
+    /// folder (`cargo build --release` builds both).
+    #[arg(long, value_name = "PATH")]
+    outl: Option<PathBuf>,
 }
 
-/// The longest one server process may live: a hung server ends the run instead of hanging it.
-const SERVER_LIMIT: Duration = Duration::from_secs(30 * 60);
+impl LatencyArgs {
+    /// The `--outl` binary, or else the `outl` beside this binary.
+    fn outl(&self) -> Result<PathBuf, String> {
+        if let Some(outl) = &self.outl {
+            return Ok(outl.clone());
+        }
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?;
+        let beside = exe.with_file_name(format!("outl{}", std::env::consts::EXE_SUFFIX));
+        if beside.is_file() {
+            Ok(beside)
+        } else {
+            Err(format!(
+                "no outl binary at {}: build it (cargo build --release -p outl-server) or pass --outl PATH",
+                beside.display()
+            ))
+        }
+    }
+}
+
+/// The longest one reply may take: a hung server ends the run instead of hanging it.
+const REPLY_LIMIT: Duration = Duration::from_secs(30 * 60);
+/// The longest `outl serve` may take to listen, and one HTTP exchange to be answered.
+const HTTP_LIMIT: Duration = Duration::from_secs(120);
+/// The protocol version the benchmarks speak.
+const PROTOCOL_VERSION: &str = "2025-06-18";
+/// The client name they initialize with.
+const CLIENT: &str = "outl-bench";
 /// Untimed calls per class before the timed ones.
 const WARMUP_CALLS: usize = 10;
 /// Pages, journals and blocks the calls cycle through.
 const SAMPLE: usize = 64;
 
 pub fn run(args: &LatencyArgs) -> Result<(), String> {
+    let outl = args.outl()?;
     let load_before = stats::load_average();
     eprintln!("copying {} ...", args.workspace.display());
     let scratch = Scratch::copy_of(&args.workspace)
@@ -63,16 +97,16 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
     };
 
     eprintln!("cold start ...");
-    let cold = start(&root).map_err(fail("cold start"))?;
+    let cold = start(&outl, &root).map_err(fail("cold start"))?;
     drop(cold.server);
     eprintln!("choosing targets ...");
-    let targets = Targets::of(&root)?;
+    let targets = keeping_server_cache(&root, || Targets::of(&root))?;
     let (pages, journals, blocks) = (targets.page_count, targets.journal_count, targets.blocks);
     let mut warm_lists = Vec::new();
     let mut warm_calls = Vec::new();
     let mut opened = None;
     for _ in 0..args.startups.max(1) {
-        let started = start(&root).map_err(fail("warm start"))?;
+        let started = start(&outl, &root).map_err(fail("warm start"))?;
         warm_lists.push(started.to_tools_list);
         warm_calls.push(started.to_first_call);
         opened = Some(started);
@@ -95,7 +129,7 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
         for i in 0..WARMUP_CALLS + args.calls {
             let arguments = (class.arguments)(&targets, i);
             let begun = Instant::now();
-            let outcome = session.call(class.tool, &arguments);
+            let outcome = call(&mut session, class.tool, &arguments);
             let elapsed = begun.elapsed();
             if i < WARMUP_CALLS {
                 continue;
@@ -125,11 +159,11 @@ pub fn run(args: &LatencyArgs) -> Result<(), String> {
         })
         .map_err(fail("pipelined reads"))?;
     let pipelined_wall = begun.elapsed();
-    let memory_after_calls = session.memory();
+    let memory_after_calls = Memory::of(session.pid());
     drop(session);
 
     eprintln!("Streamable HTTP ...");
-    let http = http_run(&root, &targets, args).map_err(fail("HTTP"))?;
+    let http = http_run(&outl, &root, &targets, args).map_err(fail("HTTP"))?;
 
     let load_after = stats::load_average();
     println!("## Workspace\n");
@@ -250,31 +284,55 @@ const FIRST_CALL: &str = "outl_workspace_info";
 
 /// A server that has answered its first `tools/list` and its first `tools/call`.
 struct Started {
-    server: StdioServer,
+    server: StdioSession,
     to_tools_list: Duration,
     to_first_call: Duration,
     /// Taken once the first call is answered, so the workspace is open.
     memory: Option<Memory>,
 }
 
-fn start(root: &std::path::Path) -> std::io::Result<Started> {
+fn start(outl: &Path, root: &Path) -> std::io::Result<Started> {
     let begun = Instant::now();
-    let mut server = StdioServer::spawn(root, SERVER_LIMIT)?;
-    server.initialize()?;
-    let tools = super::client::result_of(server.request("tools/list", json!({}))?)?;
+    let mut mcp = Command::new(outl);
+    mcp.arg("mcp").arg("--workspace").arg(root);
+    let mut server = StdioSession::spawn(mcp, REPLY_LIMIT)?;
+    result_of(server.initialize(PROTOCOL_VERSION, CLIENT)?)?;
+    let tools = result_of(server.request("tools/list", json!({}))?)?;
     let to_tools_list = begun.elapsed();
     if tools["tools"].as_array().is_none_or(Vec::is_empty) {
         return Err(std::io::Error::other("tools/list listed no tools"));
     }
-    server.call(FIRST_CALL, &json!({}))?;
+    call(&mut server, FIRST_CALL, &json!({}))?;
     let to_first_call = begun.elapsed();
-    let memory = server.memory();
+    let memory = Memory::of(server.pid());
     Ok(Started {
         server,
         to_tools_list,
         to_first_call,
         memory,
     })
+}
+
+/// A tools/call; its result, or an error for a JSON-RPC error or an `isError` result.
+fn call(server: &mut StdioSession, tool: &str, arguments: &Value) -> std::io::Result<Value> {
+    result_of(server.request("tools/call", tool_call(tool, arguments))?)
+}
+
+/// Runs `open` (which opens the copy in this process) and puts back the `.outl/cache` the
+/// server wrote. A cache is used only by the build that wrote it, and this binary is not
+/// `outl`: the cache its open leaves would send the first warm start back to every page file.
+fn keeping_server_cache<T>(
+    root: &Path,
+    open: impl FnOnce() -> Result<T, String>,
+) -> Result<T, String> {
+    let cache = root.join(STATE_DIR).join("cache");
+    let written_by_server = std::fs::read(&cache).ok();
+    let opened = open()?;
+    if let Some(bytes) = written_by_server {
+        std::fs::write(&cache, bytes)
+            .map_err(|e| format!("cannot put back {}: {e}", cache.display()))?;
+    }
+    Ok(opened)
 }
 
 /// What the calls cycle through: a spread of pages of every size, journal days, blocks.
@@ -293,7 +351,7 @@ struct Targets {
 
 impl Targets {
     /// Reads the copy (after a server has written its sidecars, so ids are the server's).
-    fn of(root: &std::path::Path) -> Result<Targets, String> {
+    fn of(root: &Path) -> Result<Targets, String> {
         let ws = Workspace::open(root).map_err(|e| format!("cannot open the copy: {e}"))?;
         let graph = ws.snapshot();
         let all: Vec<&Page> = graph.pages().filter(|p| p.body.count() > 0).collect();
@@ -416,62 +474,71 @@ struct HttpOutcome {
 /// `http_clients` sessions, each on its own connection, reading pages until `http_calls`
 /// each or the deadline.
 fn http_run(
-    root: &std::path::Path,
+    outl: &Path,
+    root: &Path,
     targets: &Targets,
     args: &LatencyArgs,
 ) -> std::io::Result<HttpOutcome> {
-    let server = HttpServer::spawn(root, Duration::from_secs(120))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let mut serve = Command::new(outl);
+    serve
+        .args(["serve", "--host", "127.0.0.1", "--port", "0", "--workspace"])
+        .arg(root)
+        .env_remove("OUTL_TOKEN")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    let server = HttpServer::spawn(serve, HTTP_LIMIT)?;
     // The server listens before its workspace is open; one call waits for the open, so the
     // timed calls measure serving, not opening.
-    runtime.block_on(async {
-        let mut session = HttpSession::open(&server.addr).await?;
-        session.call(FIRST_CALL, &json!({})).await.map(drop)
-    })?;
+    result_of(
+        server
+            .session(PROTOCOL_VERSION, CLIENT)?
+            .call(FIRST_CALL, &json!({}))?,
+    )?;
     let deadline = Instant::now() + Duration::from_secs(args.http_seconds);
-    let pages = std::sync::Arc::new(targets.pages.clone());
+    let pages = &targets.pages;
+    let server = &server;
     let begun = Instant::now();
-    let results = runtime.block_on(async {
-        let mut tasks = Vec::new();
-        for client in 0..args.http_clients {
-            let addr = server.addr.clone();
-            let pages = std::sync::Arc::clone(&pages);
-            let calls = args.http_calls;
-            tasks.push(tokio::spawn(async move {
-                let mut samples = Vec::with_capacity(calls);
-                let mut errors = 0;
-                let mut session = match HttpSession::open(&addr).await {
-                    Ok(session) => session,
-                    Err(e) => {
-                        eprintln!("HTTP session: {e}");
-                        return (samples, calls);
-                    }
-                };
-                for i in 0..calls {
-                    if Instant::now() >= deadline {
-                        break;
-                    }
-                    let slug = &pages[(client * 7 + i) % pages.len()];
-                    let begun = Instant::now();
-                    match session.call("outl_page_get", &json!({"slug": slug})).await {
-                        Ok(_) => samples.push(begun.elapsed()),
+    let results = std::thread::scope(|scope| {
+        let clients: Vec<_> = (0..args.http_clients)
+            .map(|client| {
+                let calls = args.http_calls;
+                scope.spawn(move || {
+                    let mut samples = Vec::with_capacity(calls);
+                    let mut errors = 0;
+                    let mut session = match server.session(PROTOCOL_VERSION, CLIENT) {
+                        Ok(session) => session,
                         Err(e) => {
-                            if errors == 0 {
-                                eprintln!("HTTP call: {e}");
+                            eprintln!("HTTP session: {e}");
+                            return (samples, calls);
+                        }
+                    };
+                    for i in 0..calls {
+                        if Instant::now() >= deadline {
+                            break;
+                        }
+                        let slug = &pages[(client * 7 + i) % pages.len()];
+                        let begun = Instant::now();
+                        match session
+                            .call("outl_page_get", &json!({"slug": slug}))
+                            .and_then(result_of)
+                        {
+                            Ok(_) => samples.push(begun.elapsed()),
+                            Err(e) => {
+                                if errors == 0 {
+                                    eprintln!("HTTP call: {e}");
+                                }
+                                errors += 1;
                             }
-                            errors += 1;
                         }
                     }
-                }
-                (samples, errors)
-            }));
-        }
+                    (samples, errors)
+                })
+            })
+            .collect();
         let mut all = Vec::new();
         let mut errors = 0;
-        for task in tasks {
-            match task.await {
+        for client in clients {
+            match client.join() {
                 Ok((samples, failed)) => {
                     all.extend(samples);
                     errors += failed;

@@ -1,6 +1,6 @@
-//! `outl bench relevance`: whether search finds the page a person means.
+//! `outl-bench relevance`: whether search finds the page a person means.
 //!
-//! A judged query set on the workspace `outl bench gen --pages 2862 --seed 1` writes: each
+//! A judged query set on the workspace `outl-bench gen --pages 2862 --seed 1` writes: each
 //! query with the page that must come first. `outl_search` is asked the ways a person asks
 //! for a page (its name in another case or form of the words, its last namespace part), and
 //! `outl_page_list` the same with typos. For each tool the report gives every query's rank of
@@ -13,12 +13,12 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::scratch::Scratch;
-use crate::actions::REGISTRY;
-use crate::workspace::Workspace;
+use outl_server::actions::REGISTRY;
+use outl_server::workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct RelevanceArgs {
-    /// The workspace `outl bench gen --pages 2862 --seed 1` writes (the queries name its
+    /// The workspace `outl-bench gen --pages 2862 --seed 1` writes (the queries name its
     /// pages); it is copied first.
     #[arg(long, short = 'w', value_name = "DIR")]
     workspace: PathBuf,
@@ -116,7 +116,7 @@ pub fn run(args: &RelevanceArgs) -> Result<(), String> {
     if !missing.is_empty() {
         return Err(format!(
             "the workspace lacks the judged pages {missing:?}: the queries are judged on \
-             `outl bench gen --pages 2862 --seed 1`"
+             `outl-bench gen --pages 2862 --seed 1`"
         ));
     }
     let mut judged = Vec::new();

@@ -1,5 +1,5 @@
 //! The reply of a successful `tools/call` as outl sent it before RFC 0276: the measurement
-//! baseline of `outl bench replies`, never a wire the server produces.
+//! baseline of `outl-bench replies`, never a wire the server produces.
 //!
 //! Before the RFC a success carried its payload twice: `structuredContent` held the CLI's
 //! `{ok, data, error}` envelope around the whole handler output (outline nodes with `tokens`,
@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use crate::cli::Envelope;
+use outl_server::cli::Envelope;
 
 /// The tools whose pre-RFC text was their `md` field rather than a JSON copy of the data.
 pub const MARKDOWN_FIRST: [&str; 4] = [
@@ -30,7 +30,7 @@ pub fn pre_rfc_result(tool: &str, data: &Value) -> Value {
         // Serializing a `Value` cannot fail.
         None => serde_json::to_string_pretty(data).unwrap_or_default(),
     };
-    let result: Result<Value, crate::Error> = Ok(data.clone());
+    let result: Result<Value, outl_server::Error> = Ok(data.clone());
     json!({
         "content": [{"type": "text", "text": text}],
         "structuredContent": Envelope::of(&result),

@@ -21,7 +21,7 @@ impl Scratch {
             return Err(io::Error::new(
                 io::ErrorKind::NotFound,
                 format!(
-                    "{} holds neither pages/ nor journals/; make one with `outl bench gen`",
+                    "{} holds neither pages/ nor journals/; make one with `outl-bench gen`",
                     workspace.display()
                 ),
             ));
@@ -53,7 +53,7 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         if let Err(e) = std::fs::remove_dir_all(&self.path) {
-            eprintln!("outl bench: cannot remove {}: {e}", self.path.display());
+            eprintln!("outl-bench: cannot remove {}: {e}", self.path.display());
         }
     }
 }
