@@ -87,23 +87,12 @@ impl OutlineNode {
     pub fn tokens(&self) -> Vec<Token> {
         outline::tokenize(&self.text)
     }
-
-    /// Whether the node has a field beside its id, text and children that is not at its
-    /// default: what the `fields` of its wire array hold.
-    fn has_fields(&self) -> bool {
-        self.parent.is_some()
-            || self.todo.is_some()
-            || !self.planning.is_empty()
-            || self.collapsed
-            || !self.properties.is_empty()
-            || self.children_omitted != 0
-    }
 }
 
 impl Serialize for OutlineNode {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if !serializer.is_human_readable() {
-            let fields = self.has_fields();
+            let fields = WireFields(self).len() != 0;
             let children = !self.children.is_empty();
             let len = 2 + usize::from(fields) + usize::from(children);
             let mut node = serializer.serialize_seq(Some(len))?;
@@ -148,10 +137,11 @@ impl Serialize for OutlineNode {
 /// The `fields` of a node's wire array: its members that are not at their default.
 struct WireFields<'n>(&'n OutlineNode);
 
-impl Serialize for WireFields<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl WireFields<'_> {
+    /// How many members are not at their default; none leaves the object out of the array.
+    fn len(&self) -> usize {
         let node = self.0;
-        let present = [
+        [
             node.parent.is_some(),
             node.todo.is_some(),
             node.planning.scheduled.is_some(),
@@ -160,9 +150,17 @@ impl Serialize for WireFields<'_> {
             node.collapsed,
             !node.properties.is_empty(),
             node.children_omitted != 0,
-        ];
-        let len = present.iter().filter(|&&field| field).count();
-        let mut fields = serializer.serialize_struct("OutlineNodeFields", len)?;
+        ]
+        .iter()
+        .filter(|&&field| field)
+        .count()
+    }
+}
+
+impl Serialize for WireFields<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let node = self.0;
+        let mut fields = serializer.serialize_struct("OutlineNodeFields", self.len())?;
         if let Some(parent) = &node.parent {
             fields.serialize_field("parent", parent)?;
         }
@@ -204,10 +202,6 @@ impl PlanningFields {
                 .map(|line| line.to_string())
                 .collect(),
         }
-    }
-
-    fn is_empty(&self) -> bool {
-        self.scheduled.is_none() && self.deadline.is_none() && self.logbook.is_empty()
     }
 
     /// Writes the fields the block has into `into`, a struct being serialized.
