@@ -20,8 +20,7 @@ use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 
 use super::scratch::Scratch;
-use outl_server::Error;
-use outl_server::actions::REGISTRY;
+use outl_server::actions::{Outl, REGISTRY};
 use outl_server::workspace::{BlockList, Page, Workspace};
 
 #[derive(Debug, Args)]
@@ -129,7 +128,7 @@ fn tokens(bpe: &CoreBPE, text: &str) -> u64 {
 /// The tokens of every slice of `outl_page_get` on the page, as the model reads them.
 fn read_whole(
     bpe: &CoreBPE,
-    tool: &ToolEntry<Workspace, Error>,
+    tool: &ToolEntry<Outl>,
     ws: &Workspace,
     slug: &str,
 ) -> Result<u64, String> {

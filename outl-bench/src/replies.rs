@@ -20,7 +20,7 @@ use super::prerfc::pre_rfc_result;
 use super::scratch::Scratch;
 use super::stats;
 use outl_server::Error;
-use outl_server::actions::REGISTRY;
+use outl_server::actions::{Outl, REGISTRY};
 use outl_server::workspace::{Block, BlockList, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
@@ -68,7 +68,7 @@ impl std::ops::AddAssign<&Measured> for Measured {
 /// Measures the reply to one call of `tool`.
 pub fn measure(
     bpe: &CoreBPE,
-    tool: &ToolEntry<Workspace, Error>,
+    tool: &ToolEntry<Outl>,
     reply: &Reply<Error>,
 ) -> Result<Measured, String> {
     let tokens = |text: &str| bpe.encode_ordinary(text).len() as u64;
@@ -88,7 +88,7 @@ pub fn measure(
                     let mut without = pruned.clone();
                     remove_key(&mut without, &key);
                     let without =
-                        Reply::new::<Workspace, _>("outl-bench replies", Payload::Json, without);
+                        Reply::new::<Outl, _>("outl-bench replies", Payload::Json, without);
                     let saved = sent_tokens.saturating_sub(tokens(&wire_text(&without)));
                     (key, saved)
                 })
@@ -386,10 +386,8 @@ fn make_today_typical(root: &Path, today: NaiveDate) -> Result<(), String> {
 /// Reads first, then writes, then undo and redo (which need the writes before them), then the
 /// log: every other read sees the workspace as generated, and the history tools have
 /// something to act on.
-fn in_call_order(
-    tools: &'static [ToolEntry<Workspace, Error>],
-) -> Vec<&'static ToolEntry<Workspace, Error>> {
-    let rank = |tool: &ToolEntry<Workspace, Error>| match tool.name() {
+fn in_call_order(tools: &'static [ToolEntry<Outl>]) -> Vec<&'static ToolEntry<Outl>> {
+    let rank = |tool: &ToolEntry<Outl>| match tool.name() {
         "outl_undo" => 3,
         "outl_redo" => 4,
         // The log is read last, when it holds the writes above.
@@ -399,7 +397,7 @@ fn in_call_order(
         _ if tool.spec.annotations.destructive => 2,
         _ => 1,
     };
-    let mut ordered: Vec<&ToolEntry<Workspace, Error>> = tools.iter().collect();
+    let mut ordered: Vec<&ToolEntry<Outl>> = tools.iter().collect();
     ordered.sort_by_key(|tool| rank(tool));
     ordered
 }
@@ -709,7 +707,7 @@ mod tests {
         let data =
             json!({"path": "/notes", "pages": 3, "journals": 1, "blocks": 12, "version": "0.1.0"});
         let reply =
-            Reply::<Error>::new::<Workspace, _>("outl_workspace_info", Payload::Json, data.clone());
+            Reply::<Error>::new::<Outl, _>("outl_workspace_info", Payload::Json, data.clone());
         let m = measure(&bpe, tool, &reply).expect("measured");
         let sent = json!({"content": [{"type": "text", "text": data.to_string()}]}).to_string();
         assert_eq!(m.bytes, sent.len() as u64);

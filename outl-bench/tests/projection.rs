@@ -1,12 +1,12 @@
-//! outl's reply projection (its `ToolContext` for `Workspace`, RFC 0276) against what it must send:
+//! outl's reply projection (the `success_json` of its `Outl` server, RFC 0276) against what it must send:
 //! on hand-made replies, and on one call of every tool on the demo workspace and on a generated
 //! one. They live here, beside the generator, because `outl-server` cannot depend on this crate.
 
 use outl_bench::generate::{self, Styles};
 use outl_bench::scratch::Scratch;
-use outl_registry::{Payload, Reply, ToolContext, tool_error_payload, tool_success_payload};
-use outl_server::actions::REGISTRY;
+use outl_registry::{Payload, Reply, Server, tool_error_payload, tool_success_payload};
 use outl_server::actions::outline::OutlineNode;
+use outl_server::actions::{Outl, REGISTRY};
 use outl_server::outline::{Document, ParsedBlock, TaskMarker};
 use outl_server::workspace::{BlockList, Workspace};
 use outl_server::{Error, ErrorCode};
@@ -27,7 +27,7 @@ fn reply(
     payload: Payload,
     output: impl Serialize + Send + 'static,
 ) -> Reply<Error> {
-    Reply::new::<Workspace, _>(tool, payload, output)
+    Reply::new::<Outl, _>(tool, payload, output)
 }
 
 fn wire(result: &CallToolResult) -> Value {
@@ -200,7 +200,7 @@ fn a_node_is_sent_as_an_array_of_what_is_not_at_its_default() {
     cut.parent = Some("b0".into());
     cut.children_omitted = 3;
     let nodes = vec![shipped, cut];
-    let sent = Workspace::success_json(&nodes).expect("JSON");
+    let sent = Outl::success_json(&nodes).expect("JSON");
     assert_eq!(
         sent,
         r#"[["b1","ship",{"todo":"DONE","collapsed":true,"properties":{"priority":"high"}},[["c1","a leaf"]]],["d1","cut",{"parent":"b0","children_omitted":3}]]"#

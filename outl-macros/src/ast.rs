@@ -13,8 +13,8 @@ fn signature_error(why: &str) -> String {
     format!(
         "a handler whose signature the registry cannot call: {why}.\n\
          expected `fn NAME(cx: &Context, args: ArgsType) -> Result<OutputType, ErrorType>`, where Context \
-         implements ToolContext, ArgsType derives Deserialize, JsonSchema and ToolFields, OutputType derives \
-         Serialize, and ErrorType implements ToolError"
+         and ErrorType are those of a `Server`, ArgsType derives Deserialize, JsonSchema and ToolFields, \
+         OutputType derives Serialize, and ErrorType implements ToolError"
     )
 }
 

@@ -111,7 +111,7 @@ pub fn tool(attr: TokenStream, item: TokenStream, source: Option<&Path>) -> Toke
 }
 
 /// What takes the place of a tool the macro refused: the struct `registry!` lists and the
-/// traits it asks for, for any context and error, so that the item's errors are the only ones.
+/// traits it asks for, for any server, so that the item's errors are the only ones.
 /// It is never called: the build has already failed.
 fn stand_in(rt: &TokenStream, item: &ItemFn) -> TokenStream {
     let vis = &item.vis;
@@ -138,8 +138,8 @@ fn stand_in(rt: &TokenStream, item: &ItemFn) -> TokenStream {
             }
         }
 
-        impl<C: ?::core::marker::Sized, E> #rt::CallTool<C, E> for #fn_ident {
-            fn call(_: &C, _: #rt::Value) -> ::core::result::Result<#rt::Reply<E>, E> {
+        impl<S: #rt::Server> #rt::CallTool<S> for #fn_ident {
+            fn call(_: &S::Context, _: #rt::Value) -> #rt::CallResult<S> {
                 ::core::unreachable!()
             }
         }
@@ -220,10 +220,13 @@ fn expand_tool(
     let mut field_lists = vec![quote_spanned! {first_span(args)=>
         const ARGS_FIELDS: &'static [#rt::Field] = <#args as #rt::ToolFields>::FIELDS;
     }];
-    let mut checks = vec![const_check(
+    // What the server says of every tool is known where a registry names the server: this
+    // check is the tool's `CallTool::CHECKED`, which the registry's entry evaluates.
+    let server_checks = panic_unless_empty(
         first_span(args),
-        quote!(#rt::checks::documented_args(#name, #args_text, #args_fields, <#context as #rt::ToolContext>::SHARED_ARGS)),
-    )];
+        quote!(#rt::checks::documented_args(#name, #args_text, #args_fields, <S as #rt::Server>::SHARED_ARGS)),
+    );
+    let mut checks = Vec::new();
     if let PayloadDecl::Markdown { kind, field, cut } = &decl.payload {
         field_lists.push(quote_spanned! {first_span(output)=>
             const OUTPUT_FIELDS: &'static [#rt::Field] = <#output as #rt::ToolFields>::FIELDS;
@@ -311,7 +314,9 @@ fn expand_tool(
             }
         }
 
-        impl #rt::CallTool<#context, #error> for #fn_ident {
+        impl<S: #rt::Server<Context = #context, Error = #error>> #rt::CallTool<S> for #fn_ident {
+            const CHECKED: () = #server_checks;
+
             fn call(
                 cx: &#context,
                 args: #rt::Value,
@@ -320,7 +325,7 @@ fn expand_tool(
                 let args: #args = #rt::decode_args::<#args, #error>(<Self as #rt::Tool>::input_schema(), args)?;
                 let output = #fn_ident(cx, args)?;
                 #check_sent
-                ::core::result::Result::Ok(#rt::Reply::new::<#context, _>(#name, <Self as #rt::Tool>::SPEC.payload, output))
+                ::core::result::Result::Ok(#rt::Reply::new::<S, _>(#name, <Self as #rt::Tool>::SPEC.payload, output))
             }
         }
 
@@ -340,13 +345,20 @@ fn first_span(tokens: &impl ToTokens) -> Span {
 
 /// A `const` that fails compilation, at `span`, with the message `call` returns (if any).
 fn const_check(span: Span, call: TokenStream) -> TokenStream {
+    let check = panic_unless_empty(span, call);
+    quote_spanned! {span=> const _: () = #check; }
+}
+
+/// A block, for a `const`'s value, that panics at `span` with the message `call` returns (if
+/// any).
+fn panic_unless_empty(span: Span, call: TokenStream) -> TokenStream {
     quote_spanned! {span=>
-        const _: () = {
+        {
             let message = #call;
             if !message.is_empty() {
                 ::core::panic!("{}", message.as_str())
             }
-        };
+        }
     }
 }
 
@@ -358,7 +370,7 @@ fn track_file(path: &Path) -> TokenStream {
     )
 }
 
-/// `#(#attrs)* #vis static NAME: Registry<Context, Error> = [path, ...];`
+/// `#(#attrs)* #vis static NAME: Registry<Server> = [path, ...];`
 struct RegistryInput {
     attrs: Vec<Attribute>,
     vis: Visibility,
@@ -399,7 +411,7 @@ pub fn registry(input: TokenStream, source: Option<&Path>) -> TokenStream {
             let mut e = e;
             e.combine(syn::Error::new(
                 Span::call_site(),
-                "expected `static NAME: Registry<Context, Error> = [path::to::handler, ...];`",
+                "expected `static NAME: Registry<Server> = [path::to::handler, ...];`",
             ));
             return e.to_compile_error();
         }

@@ -29,8 +29,8 @@ use proc_macro::TokenStream;
 /// pub fn outl_page_render(ws: &Workspace, args: PageRef) -> Result<PageMarkdown, Error>
 /// ```
 ///
-/// The first parameter borrows the context the tool runs in (a `ToolContext`), the error type
-/// of the `Result` is the tool's (a `ToolError`). Keys: `name = "..."` (default: the fn name),
+/// The first parameter borrows the context the tool runs in, the error type of the `Result` is
+/// the tool's (a `ToolError`): the tool is one of every `Server` that names these two. Keys: `name = "..."` (default: the fn name),
 /// `payload = json | markdown(FIELD)` (required), `drops(FIELD = arg | "where else", ...)`
 /// (markdown only), the flags `read_only`, `destructive`, `idempotent`, and `crate = "..."`.
 /// The doc comment is the description. See the README.
@@ -40,16 +40,17 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::tool(attr.into(), item.into(), source.as_deref()).into()
 }
 
-/// Collect handlers into a `Registry`, in this order:
+/// Collect the handlers of a `Server` into a `Registry`, in this order:
 ///
 /// ```ignore
 /// outl_macros::registry! {
 ///     /// Every tool of the server.
-///     pub static TOOLS: Registry<Workspace, Error> = [pages::outl_page_list, pages::outl_page_get];
+///     pub static TOOLS: Registry<Outl> = [pages::outl_page_list, pages::outl_page_get];
 /// }
 /// ```
 ///
-/// Refuses two tools with one name, and a `tools.toml` entry that no listed handler has.
+/// Refuses two tools with one name, a `tools.toml` entry that no listed handler has, and a
+/// handler whose context or error is not the server's.
 #[proc_macro]
 pub fn registry(input: TokenStream) -> TokenStream {
     let source = source_file();

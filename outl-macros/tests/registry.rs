@@ -4,12 +4,12 @@ mod support;
 
 use outl_macros::{ToolFields, registry, tool};
 use outl_registry::{
-    Annotations, DroppedField, Justification, NoArgs, Payload, Registry, Tool, ToolContext,
+    Annotations, DroppedField, Justification, NoArgs, Payload, Registry, Server, Tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use support::{Error, Notes};
+use support::{Error, Notes, NotesServer};
 
 #[derive(Deserialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
@@ -102,7 +102,7 @@ fn page_delete(_cx: &Notes, args: DeleteArgs) -> Result<Value, Error> {
 
 registry! {
     /// The fixture registry.
-    static TOOLS: Registry<Notes, Error> = [page_render, daily_today, page_delete, page_render_canonical];
+    static TOOLS: Registry<NotesServer> = [page_render, daily_today, page_delete, page_render_canonical];
 }
 
 #[test]
@@ -249,7 +249,7 @@ fn input_schemas_are_small_and_described() {
             // The server's instructions describe the shared arguments, once for every tool.
             assert_eq!(
                 described,
-                !Notes::SHARED_ARGS.contains(&name.as_str()),
+                !NotesServer::SHARED_ARGS.contains(&name.as_str()),
                 "{}: property {name}",
                 tool.name()
             );

@@ -10,4 +10,6 @@ fn ui() {
     cases.compile_fail("tests/ui/*.rs");
     cases.compile_fail("tests/ui/registry_duplicate/*.rs");
     cases.compile_fail("tests/ui/registry_orphan/*.rs");
+    cases.compile_fail("tests/ui/registry_other_server/*.rs");
+    cases.compile_fail("tests/ui/registry_shared_args/*.rs");
 }

@@ -420,8 +420,8 @@ pub const fn arg_field(tool: &str, args: &str, fields: &[Field], name: &str) -> 
 }
 
 /// Every argument field has a description for `inputSchema`, but for the arguments the
-/// server's instructions describe for every tool (`shared`, its context's
-/// [`SHARED_ARGS`](crate::ToolContext::SHARED_ARGS)), which have none, so that the model reads
+/// server's instructions describe for every tool (`shared`, its server's
+/// [`SHARED_ARGS`](crate::Server::SHARED_ARGS)), which have none, so that the model reads
 /// what each means once.
 pub const fn documented_args(tool: &str, args: &str, fields: &[Field], shared: &[&str]) -> Msg {
     let mut undocumented = Msg::new();

@@ -4,9 +4,9 @@
 //! [`Tool`] and [`CallTool`] for each handler and `registry!` collects them into a
 //! [`Registry`]; nothing here is written by hand per tool.
 //!
-//! A server brings two types: the context its handlers borrow (a [`ToolContext`], which says
-//! how a success is written and which arguments need no description) and the error they return
-//! (a [`ToolError`], which gives its code, message and data to the error reply).
+//! A server names its tools' two types in a [`Server`]: the context its handlers borrow and the
+//! error they return (a [`ToolError`], which gives its code, message and data to the error
+//! reply), with how a success is written and which arguments need no description.
 //!
 //! The compile-time rules (RFC 0276's droppability test, the `tools.toml` contract) are
 //! evaluated by `const` items that the macros generate; the `const fn`s they call live in
@@ -28,14 +28,21 @@ pub use serde_json::{Map, Value};
 pub use self::args::{MAX_STRING_CHARS, Problem, decode_args, invalid_arguments};
 pub use self::wire::{tool_definitions, tool_error_payload, tool_success_payload};
 
-/// The type a server's handlers borrow as their first parameter. What it says holds for every
-/// tool of the server.
+/// A server's tools as one set: what every handler borrows as its first parameter, the error
+/// it returns, and what holds for every tool of the set. A server implements it on a type of
+/// its own (a unit struct will do) and names that type in `registry!`, so the context and the
+/// error may be types of any crate: a store's, `Arc<State>`, a connection pool.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a tool context",
-    label = "the handler's first parameter borrows it",
-    note = "implement `ToolContext` for `{Self}`; `impl ToolContext for {Self} {{}}` takes the defaults"
+    message = "`{Self}` is not a tool server",
+    label = "a registry and its entries are of a `Server`, which names the tools' context and error",
+    note = "implement `Server` for `{Self}`: the context its handlers borrow and the error they return"
 )]
-pub trait ToolContext {
+pub trait Server: 'static {
+    /// What every handler borrows as its first parameter.
+    type Context: ?Sized;
+    /// What every handler returns as its error.
+    type Error: ToolError;
+
     /// The arguments that mean the same in every tool that takes them, described once in the
     /// server's instructions instead of in each `inputSchema`: an argument field of one of
     /// these names has no doc comment, and every other one has (checked at compile time).
@@ -70,7 +77,7 @@ pub trait ToolError: Sized {
 /// How a success reply is projected onto the MCP wire (RFC 0276 decision 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Payload {
-    /// The whole handler output as compact JSON, written by [`ToolContext::success_json`].
+    /// The whole handler output as compact JSON, written by [`Server::success_json`].
     Json,
     /// Only this `String` field of the handler output, as raw markdown; every other field is
     /// listed in the tool's `drops` with where the caller gets it instead, but `cut`: the
@@ -133,7 +140,7 @@ impl ToolSpec {
 /// A successful call before projection. The handler's output stays typed until a surface
 /// serializes it, so that each serializes it once and only as far as it sends it: a command
 /// line prints all of it ([`Reply::data`]), the MCP reply ([`tool_success_payload`]) writes
-/// it through its context's [`ToolContext::success_json`]. `E` is the tool's error type.
+/// it through its server's [`Server::success_json`]. `E` is the tool's error type.
 pub struct Reply<E> {
     pub payload: Payload,
     /// The tool that produced it, for the message of an output that is not JSON.
@@ -148,7 +155,7 @@ trait Output: Send {
     fn to_success_json(&self) -> serde_json::Result<String>;
 }
 
-/// An output with the projection of the context it was computed in.
+/// An output with the projection of the server whose tool computed it.
 struct Projected<T> {
     output: T,
     success_json: fn(&T) -> serde_json::Result<String>,
@@ -165,8 +172,8 @@ impl<T: serde::Serialize + Send> Output for Projected<T> {
 }
 
 impl<E: ToolError> Reply<E> {
-    /// The reply of a handler that ran in a `C`, whose projection writes it.
-    pub fn new<C: ToolContext + ?Sized, T: serde::Serialize + Send + 'static>(
+    /// The reply of a handler of the server `S`, whose projection writes it.
+    pub fn new<S: Server, T: serde::Serialize + Send + 'static>(
         tool: &'static str,
         payload: Payload,
         output: T,
@@ -176,7 +183,7 @@ impl<E: ToolError> Reply<E> {
             tool,
             output: Box::new(Projected {
                 output,
-                success_json: C::success_json::<T>,
+                success_json: S::success_json::<T>,
             }),
             error: PhantomData,
         }
@@ -187,8 +194,8 @@ impl<E: ToolError> Reply<E> {
         self.output.to_value().map_err(|e| not_json(self.tool, e))
     }
 
-    /// The handler's output as the text of a JSON success reply, written by its context's
-    /// [`ToolContext::success_json`].
+    /// The handler's output as the text of a JSON success reply, written by its server's
+    /// [`Server::success_json`].
     pub fn success_json(&self) -> Result<String, E> {
         self.output
             .to_success_json()
@@ -244,31 +251,46 @@ pub trait Tool {
     fn input_schema() -> &'static Map<String, Value>;
 }
 
-/// A registered tool's call, in the context `C` its handler borrows, failing with its error
-/// type `E`. Implemented by `#[tool]` beside [`Tool`].
-pub trait CallTool<C: ?Sized, E>: Tool {
+/// A registered tool's call, as a tool of the server `S`: its handler borrows `S::Context` and
+/// fails with `S::Error`. Implemented by `#[tool]` beside [`Tool`], for every server whose
+/// context and error are the handler's.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool of the server `{S}`",
+    label = "its handler's context or error is not the one `{S}` names",
+    note = "a handler of `{S}` borrows `<{S} as Server>::Context` and returns `<{S} as Server>::Error`"
+)]
+pub trait CallTool<S: Server>: Tool {
+    /// Evaluated when a registry lists the tool, where the server is known: the checks that
+    /// read what the server says of every tool ([`Server::SHARED_ARGS`]).
+    #[doc(hidden)]
+    const CHECKED: () = ();
     /// Decode the arguments, run the handler, keep its output typed in the reply.
-    fn call(cx: &C, args: Value) -> Result<Reply<E>, E>;
+    fn call(cx: &S::Context, args: Value) -> CallResult<S>;
 }
 
-/// A [`Tool`] as a value, so that tools of different types share one list.
-pub struct ToolEntry<C: ?Sized + 'static, E: 'static> {
+/// What a call of a tool of the server `S` returns: its reply, or its error.
+pub type CallResult<S> = Result<Reply<<S as Server>::Error>, <S as Server>::Error>;
+
+/// A [`Tool`] of the server `S` as a value, so that tools of different types share one list.
+pub struct ToolEntry<S: Server> {
     pub spec: ToolSpec,
     input_schema: fn() -> &'static Map<String, Value>,
-    call: fn(&C, Value) -> Result<Reply<E>, E>,
+    call: fn(&S::Context, Value) -> CallResult<S>,
 }
 
-// Not derived: a derive would ask `C` and `E` to be `Clone` too.
-impl<C: ?Sized, E> Clone for ToolEntry<C, E> {
+// Not derived: a derive would ask `S` to be `Clone` too.
+impl<S: Server> Clone for ToolEntry<S> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<C: ?Sized, E> Copy for ToolEntry<C, E> {}
+impl<S: Server> Copy for ToolEntry<S> {}
 
-impl<C: ?Sized, E> ToolEntry<C, E> {
-    pub const fn of<T: CallTool<C, E>>() -> Self {
+impl<S: Server> ToolEntry<S> {
+    pub const fn of<T: CallTool<S>>() -> Self {
+        // The server's checks of the tool fail the build here, at the registry listing it.
+        let () = T::CHECKED;
         ToolEntry {
             spec: T::SPEC,
             input_schema: T::input_schema,
@@ -285,12 +307,12 @@ impl<C: ?Sized, E> ToolEntry<C, E> {
     }
 
     /// Run the tool; the reply carries its projection kind with the output.
-    pub fn call(&self, cx: &C, args: Value) -> Result<Reply<E>, E> {
+    pub fn call(&self, cx: &S::Context, args: Value) -> CallResult<S> {
         (self.call)(cx, args)
     }
 }
 
-impl<C: ?Sized, E> std::fmt::Debug for ToolEntry<C, E> {
+impl<S: Server> std::fmt::Debug for ToolEntry<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolEntry")
             .field("spec", &self.spec)
@@ -300,30 +322,30 @@ impl<C: ?Sized, E> std::fmt::Debug for ToolEntry<C, E> {
 
 /// Every tool of a server, in the order `registry!` lists them (which is the order of
 /// `tools/list`). Names are unique: `registry!` refuses a duplicate at compile time.
-pub struct Registry<C: ?Sized + 'static, E: 'static> {
-    tools: &'static [ToolEntry<C, E>],
+pub struct Registry<S: Server> {
+    tools: &'static [ToolEntry<S>],
 }
 
-impl<C: ?Sized, E> Registry<C, E> {
-    pub const fn new(tools: &'static [ToolEntry<C, E>]) -> Self {
+impl<S: Server> Registry<S> {
+    pub const fn new(tools: &'static [ToolEntry<S>]) -> Self {
         Registry { tools }
     }
 
-    pub fn tools(&self) -> &'static [ToolEntry<C, E>] {
+    pub fn tools(&self) -> &'static [ToolEntry<S>] {
         self.tools
     }
 
-    pub fn get(&self, name: &str) -> Option<&'static ToolEntry<C, E>> {
+    pub fn get(&self, name: &str) -> Option<&'static ToolEntry<S>> {
         self.tools.iter().find(|tool| tool.spec.name == name)
     }
 
     /// `None` when no tool has that name (JSON-RPC -32602 on the MCP wire).
-    pub fn call(&self, cx: &C, name: &str, args: Value) -> Option<Result<Reply<E>, E>> {
+    pub fn call(&self, cx: &S::Context, name: &str, args: Value) -> Option<CallResult<S>> {
         self.get(name).map(|tool| tool.call(cx, args))
     }
 }
 
-impl<C: ?Sized, E> std::fmt::Debug for Registry<C, E> {
+impl<S: Server> std::fmt::Debug for Registry<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Registry")
             .field("tools", &self.tools)

@@ -1,7 +1,7 @@
 //! The registry on the MCP wire: `tools/list` and the replies of `tools/call` (RFC 0276).
 //!
 //! A projection is a place to drop what the reader can re-derive, never the only copy: a
-//! success drops what the context's [`ToolContext::success_json`](crate::ToolContext::success_json) drops and, for markdown
+//! success drops what the server's [`Server::success_json`](crate::Server::success_json) drops and, for markdown
 //! tools, the fields the caller already has; an error drops nothing.
 
 use std::sync::Arc;
@@ -9,16 +9,16 @@ use std::sync::Arc;
 use rmcp::model::{CallToolResult, ContentBlock, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::{Annotations, Payload, Registry, Reply, ToolEntry, ToolError};
+use crate::{Annotations, Payload, Registry, Reply, Server, ToolEntry, ToolError};
 
 /// `tools/list`: every registered tool in registry order. No tool declares an
 /// `outputSchema` (RFC 0276: a declared schema would oblige `structuredContent` on every
 /// success).
-pub fn tool_definitions<C: ?Sized, E>(registry: &Registry<C, E>) -> Vec<Tool> {
+pub fn tool_definitions<S: Server>(registry: &Registry<S>) -> Vec<Tool> {
     registry.tools().iter().map(tool_definition).collect()
 }
 
-fn tool_definition<C: ?Sized, E>(tool: &ToolEntry<C, E>) -> Tool {
+fn tool_definition<S: Server>(tool: &ToolEntry<S>) -> Tool {
     let spec = &tool.spec;
     Tool::new(
         spec.name,
@@ -49,8 +49,8 @@ fn hints(annotations: Annotations) -> ToolAnnotations {
 }
 
 /// A success reply: content only, no `structuredContent` (no tool declares an output
-/// schema, so none is owed). `content[0].text` is the output as its context's
-/// [`ToolContext::success_json`](crate::ToolContext::success_json) writes it, or for a markdown tool the raw markdown of its
+/// schema, so none is owed). `content[0].text` is the output as its server's
+/// [`Server::success_json`](crate::Server::success_json) writes it, or for a markdown tool the raw markdown of its
 /// field, followed, when the markdown is a slice cut short, by its `cut` field as compact JSON
 /// in `content[1].text`. An output that cannot be serialized (a handler bug) is sent as the
 /// error it is.

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use outl_registry::{ToolContext, ToolError, Value};
+use outl_registry::{ToolError, Value};
 use serde::{Deserialize, Serialize};
 
 /// One saved link.
@@ -29,10 +29,6 @@ pub struct Library {
     path: PathBuf,
     stored: Mutex<Stored>,
 }
-
-/// Every argument is described in its tool's `inputSchema`, and replies are compact JSON: the
-/// runtime's defaults.
-impl ToolContext for Library {}
 
 impl Library {
     /// The reading list in `path`; an absent file is an empty list.

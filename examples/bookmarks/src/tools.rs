@@ -1,11 +1,21 @@
 //! The five tools, each declaring its wire shape where it is written.
 
 use outl_macros::{ToolFields, registry, tool};
-use outl_registry::Registry;
+use outl_registry::{Registry, Server};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::library::{Bookmark, Error, Library};
+
+/// The reading-list server's tools: they borrow the [`Library`] and fail with its [`Error`].
+/// Every argument is described in its tool's `inputSchema`, and replies are compact JSON: the
+/// runtime's defaults.
+pub struct Bookmarks;
+
+impl Server for Bookmarks {
+    type Context = Library;
+    type Error = Error;
+}
 
 #[derive(Deserialize, JsonSchema, ToolFields)]
 #[serde(deny_unknown_fields)]
@@ -114,7 +124,7 @@ pub fn reading_list_markdown(library: &Library, args: ReadingListOf) -> Result<R
 
 registry! {
     /// Every tool of the server, in `tools/list` order.
-    pub static TOOLS: Registry<Library, Error> = [
+    pub static TOOLS: Registry<Bookmarks> = [
         bookmark_add,
         bookmark_list,
         bookmark_mark_read,

@@ -3,13 +3,19 @@
 
 #![allow(dead_code, reason = "each case uses what it needs of it")]
 
-use outl_registry::{ToolContext, ToolError, Value};
+use outl_registry::{Server, ToolError, Value};
 
 /// A notes server's data; the fixtures' handlers read nothing of it.
 pub struct Notes;
 
-/// Its instructions describe these arguments once, for every tool.
-impl ToolContext for Notes {
+/// The notes server's tools.
+pub struct NotesServer;
+
+impl Server for NotesServer {
+    type Context = Notes;
+    type Error = Error;
+
+    /// Its instructions describe these arguments once, for every tool.
     const SHARED_ARGS: &'static [&'static str] = &["slug", "id", "md", "limit", "cursor", "budget"];
 }
 

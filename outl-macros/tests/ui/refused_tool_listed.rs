@@ -3,7 +3,7 @@ mod support;
 
 use outl_macros::{registry, tool};
 use outl_registry::{NoArgs, Registry};
-use support::{Error, Notes};
+use support::{Error, Notes, NotesServer};
 
 /// Render the notes.
 #[tool(read_only, payload = markdown)]
@@ -18,7 +18,7 @@ fn render() -> Result<String, Error> {
 
 // The registry lists the refused tool, and adds no error of its own.
 registry! {
-    static TOOLS: Registry<Notes, Error> = [refused_tool_listed];
+    static TOOLS: Registry<NotesServer> = [refused_tool_listed];
 }
 
 fn main() {

@@ -1,6 +1,6 @@
 //! Tool handlers, one file per domain, and the registry that lists them.
 
-use outl_registry::{Registry, ToolContext};
+use outl_registry::{Registry, Server};
 use serde::Serialize;
 
 use crate::Error;
@@ -22,15 +22,33 @@ pub const MAX_TEXT_CHARS: usize = 20_000;
 /// The longest markdown one call may write, in characters.
 pub const MAX_MARKDOWN_CHARS: usize = 1_000_000;
 
-/// The bytes `output` takes as the text of an MCP success reply of a JSON payload, as the
-/// workspace's projection writes it: what a reply budget counts.
+/// outl's tools: they run against a workspace and fail with outl's error. What holds for every
+/// tool: the arguments the server's instructions describe once, and the projection: a JSON
+/// payload in each type's compact form, where an outline node is an array without what only a
+/// GUI renderer needs ([`outline::OutlineNode`]; the projection's tests are
+/// `outl-bench/tests/projection.rs`, beside the workspace generator).
+pub struct Outl;
+
+impl Server for Outl {
+    type Context = Workspace;
+    type Error = Error;
+
+    const SHARED_ARGS: &'static [&'static str] = &crate::mcp::server::SHARED_ARGS;
+
+    fn success_json<T: Serialize + ?Sized>(output: &T) -> serde_json::Result<String> {
+        outl_registry::json::compact_form(output)
+    }
+}
+
+/// The bytes `output` takes as the text of an MCP success reply of a JSON payload, as outl's
+/// projection writes it: what a reply budget counts.
 pub fn wire_len<T: Serialize + ?Sized>(output: &T) -> usize {
-    Workspace::success_json(output).map_or(0, |json| json.len())
+    Outl::success_json(output).map_or(0, |json| json.len())
 }
 
 outl_macros::registry! {
     /// Every tool of the server, in `tools/list` order.
-    pub static REGISTRY: Registry<Workspace, Error> = [
+    pub static REGISTRY: Registry<Outl> = [
         pages::outl_page_list,
         pages::outl_page_get,
         pages::outl_page_render,

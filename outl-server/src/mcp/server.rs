@@ -1,6 +1,5 @@
 //! The MCP server handler: `tools/list` and `tools/call` straight from the generated
-//! [`Registry`], every reply projected by the registry runtime and outl's `ToolContext`
-//! (`mcp/mod.rs`).
+//! [`Registry`], every reply projected by the registry runtime and outl's [`Outl`] server.
 //!
 //! The server answers before its workspace is open: nothing in `initialize`, `ping` or
 //! `tools/list` needs the workspace (the tool list is generated at compile time), while opening
@@ -24,6 +23,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
 
+use crate::actions::Outl;
 use crate::workspace::{Session, Workspace, new_session};
 use crate::{Error, ErrorCode};
 
@@ -151,14 +151,14 @@ impl SharedWorkspace {
 /// session): the writes its calls make are that session's. [`for_new_session`]
 /// (Self::for_new_session) is cheap: Streamable HTTP makes one per session.
 pub struct OutlServer {
-    registry: &'static Registry<Workspace, Error>,
+    registry: &'static Registry<Outl>,
     workspace: SharedWorkspace,
     tools: Arc<[Tool]>,
     session: Session,
 }
 
 impl OutlServer {
-    pub fn new(registry: &'static Registry<Workspace, Error>, workspace: SharedWorkspace) -> Self {
+    pub fn new(registry: &'static Registry<Outl>, workspace: SharedWorkspace) -> Self {
         OutlServer {
             registry,
             workspace,
@@ -183,7 +183,7 @@ impl OutlServer {
     /// becomes an INTERNAL error result; the server keeps serving.
     pub async fn call(
         &self,
-        tool: &'static ToolEntry<Workspace, Error>,
+        tool: &'static ToolEntry<Outl>,
         args: Value,
     ) -> rmcp::model::CallToolResult {
         let workspace = match self.workspace.get().await {
@@ -374,7 +374,7 @@ mod tests {
         }
     }
 
-    impl CallTool<Workspace, Error> for Panics {
+    impl CallTool<Outl> for Panics {
         fn call(_ws: &Workspace, _args: Value) -> Result<Reply<Error>, Error> {
             panic!("boom")
         }
@@ -394,7 +394,7 @@ mod tests {
         }
     }
 
-    static PANICKING: Registry<Workspace, Error> = Registry::new(&[ToolEntry::of::<Panics>()]);
+    static PANICKING: Registry<Outl> = Registry::new(&[ToolEntry::of::<Panics>()]);
 
     #[tokio::test]
     async fn a_panicking_handler_is_an_internal_error_and_the_server_goes_on() {

@@ -3,7 +3,7 @@
 #[path = "../../support/mod.rs"]
 mod support;
 
-use support::{Error, Notes};
+use support::{Error, Notes, NotesServer};
 use outl_registry::Registry;
 use outl_macros::{ToolFields, registry, tool};
 use outl_registry::{Justification, NoArgs, Payload, Tool};
@@ -83,7 +83,7 @@ fn info(_ws: &Notes, NoArgs {}: NoArgs) -> Result<serde_json::Value, Error> {
 registry! {
     /// Every tool of this example.
     #[registry(crate = "crate::runtime")]
-    pub static TOOLS: Registry<Notes, Error> = [pages::render, pages::export, clear_caches, info,];
+    pub static TOOLS: Registry<NotesServer> = [pages::render, pages::export, clear_caches, info,];
 }
 
 fn main() {

@@ -1,7 +1,7 @@
 #[path = "../../support/mod.rs"]
 mod support;
 
-use support::{Error, Notes};
+use support::{Error, Notes, NotesServer};
 use outl_registry::Registry;
 use outl_macros::{registry, tool};
 use outl_registry::NoArgs;
@@ -19,7 +19,7 @@ fn info_verbose(_ws: &Notes, _args: NoArgs) -> Result<String, Error> {
 }
 
 registry! {
-    static TOOLS: Registry<Notes, Error> = [info, info_verbose];
+    static TOOLS: Registry<NotesServer> = [info, info_verbose];
 }
 
 fn main() {}

@@ -1,7 +1,7 @@
 #[path = "../../support/mod.rs"]
 mod support;
 
-use support::{Error, Notes};
+use support::{Error, Notes, NotesServer};
 use outl_registry::Registry;
 use outl_macros::{registry, tool};
 use outl_registry::NoArgs;
@@ -17,7 +17,7 @@ mod info {
 }
 
 registry! {
-    static TOOLS: Registry<Notes, Error> = [info::info, info :: info];
+    static TOOLS: Registry<NotesServer> = [info::info, info :: info];
 }
 
 fn main() {}

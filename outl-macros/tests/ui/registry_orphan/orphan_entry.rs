@@ -1,7 +1,7 @@
 #[path = "../../support/mod.rs"]
 mod support;
 
-use support::{Error, Notes};
+use support::{Error, Notes, NotesServer};
 use outl_registry::Registry;
 use outl_macros::{registry, tool};
 use outl_registry::NoArgs;
@@ -13,7 +13,7 @@ fn workspace_info(_ws: &Notes, _args: NoArgs) -> Result<String, Error> {
 }
 
 registry! {
-    static TOOLS: Registry<Notes, Error> = [workspace_info];
+    static TOOLS: Registry<NotesServer> = [workspace_info];
 }
 
 fn main() {}

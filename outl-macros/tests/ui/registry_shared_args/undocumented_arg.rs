@@ -1,8 +1,9 @@
-#[path = "../support/mod.rs"]
+#[path = "../../support/mod.rs"]
 mod support;
 
-use support::{Error, Notes};
-use outl_macros::{ToolFields, tool};
+use support::{Error, Notes, NotesServer};
+use outl_macros::{ToolFields, registry, tool};
+use outl_registry::Registry;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -23,4 +24,12 @@ fn undocumented_arg(_ws: &Notes, args: SearchArgs) -> Result<Vec<String>, Error>
     Ok(vec![args.query])
 }
 
-fn main() {}
+// The server names the arguments its instructions describe; the registry is where the tool
+// meets it.
+registry! {
+    static TOOLS: Registry<NotesServer> = [undocumented_arg];
+}
+
+fn main() {
+    let _ = &TOOLS;
+}

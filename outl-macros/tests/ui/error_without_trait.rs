@@ -3,13 +3,7 @@ mod support;
 
 use outl_macros::tool;
 use outl_registry::NoArgs;
-use support::{Error, Notes};
-
-/// Report a string.
-#[tool(read_only, payload = json)]
-fn context_without_trait(_cx: &String, _args: NoArgs) -> Result<String, Error> {
-    Ok(String::new())
-}
+use support::Notes;
 
 /// Report the notes.
 #[tool(read_only, payload = json)]
