@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use outl_server::outline::{parse, serialize};
+use outl_format::{parse, serialize};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(markdown) = std::str::from_utf8(data) else {

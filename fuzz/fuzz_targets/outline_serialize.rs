@@ -5,7 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use outl_server::outline::{Document, ParsedBlock, parse, serialize};
+use outl_format::{Document, ParsedBlock, parse, serialize};
 
 #[derive(Debug, Arbitrary)]
 struct Node {
@@ -32,6 +32,7 @@ impl Node {
 
 fuzz_target!(|page: Page| {
     let document = Document {
+        front_matter: None,
         properties: page.properties.into_iter().collect(),
         blocks: page.blocks.into_iter().map(Node::into_outline).collect(),
     };

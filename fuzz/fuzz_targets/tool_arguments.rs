@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use outl_registry::tool_success_payload;
-use outl_server::actions::REGISTRY;
-use outl_server::workspace::Workspace;
+use outl_tools::REGISTRY;
+use outl_workspace::{BlockList, Workspace};
 use serde_json::{Map, Value};
 
 const PAGE: &str = "title:: Project X\ntags:: project\n\n- TODO Call [[Bob]] about #launch\n  \
@@ -87,7 +87,7 @@ fn fixture() -> &'static Fixture {
             for page in graph.pages() {
                 known.push(page.slug.clone());
                 known.push(page.name.clone());
-                known.extend(page.blocks_preorder().iter().map(|b| b.id.clone()));
+                known.extend(page.blocks().preorder().iter().map(|b| b.id.to_string()));
             }
         }
         Fixture {

@@ -9,10 +9,10 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use outl_bench::generate::{self, GeneratedPage};
+use outl_format::{self as outline, Document};
 use outl_registry::tool_success_payload;
-use outl_server::actions::REGISTRY;
-use outl_server::outline::{self, Document};
-use outl_server::workspace::{GraphConfig, Index, Page, Workspace};
+use outl_tools::REGISTRY;
+use outl_workspace::{GraphConfig, Index, Page, Workspace};
 use serde_json::json;
 
 /// Whether criterion is measuring (`cargo bench`) rather than running each benchmark once

@@ -23,7 +23,7 @@ use std::path::Path;
 use chrono::{Datelike, Days, NaiveDate};
 
 use super::rng::Rng;
-use outl_server::outline::{Document, ParsedBlock, Properties, Syntax, serialize, serialize_org};
+use outl_format::{Document, ParsedBlock, Properties, Syntax, serialize, serialize_org};
 
 /// The newest journal day of every generated workspace.
 pub const LAST_JOURNAL: NaiveDate = match NaiveDate::from_ymd_opt(2026, 11, 30) {
@@ -821,8 +821,8 @@ const CODE: &[(&str, &[&str])] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use outl_server::outline::parse;
-    use outl_server::workspace::Workspace;
+    use outl_format::parse;
+    use outl_workspace::Workspace;
 
     fn pages_of(count: usize, seed: u64) -> (Vec<GeneratedPage>, Summary) {
         pages_in(count, seed, Styles::CANONICAL)
@@ -1025,7 +1025,7 @@ mod tests {
                     .unwrap_or_else(|| panic!("no page {name}"));
                 assert_eq!(found.name, name);
             }
-            for target in outl_server::outline::block_refs(&page.markdown) {
+            for target in outl_format::block_refs(&page.markdown) {
                 assert!(graph.block(&target).is_some(), "dangling ref {target}");
                 refs += 1;
             }

@@ -21,7 +21,7 @@ use outl_client::{HttpServer, StdioSession, result_of, tool_call};
 use super::memory::Memory;
 use super::scratch::Scratch;
 use super::stats::{self, Timings};
-use outl_server::workspace::{Block, Page, STATE_DIR, Workspace};
+use outl_workspace::{Block, Page, STATE_DIR, Workspace};
 
 #[derive(Debug, Args)]
 pub struct LatencyArgs {

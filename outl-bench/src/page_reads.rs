@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 use tiktoken_rs::CoreBPE;
 
 use super::scratch::Scratch;
-use outl_server::actions::{Outl, REGISTRY};
-use outl_server::workspace::{BlockList, Page, Workspace};
+use outl_tools::{Outl, REGISTRY};
+use outl_workspace::{BlockList, Page, Workspace};
 
 #[derive(Debug, Args)]
 pub struct PagesArgs {

@@ -30,7 +30,7 @@ pub fn pre_rfc_result(tool: &str, data: &Value) -> Value {
         // Serializing a `Value` cannot fail.
         None => serde_json::to_string_pretty(data).unwrap_or_default(),
     };
-    let result: Result<Value, outl_server::Error> = Ok(data.clone());
+    let result: Result<Value, outl_workspace::Error> = Ok(data.clone());
     json!({
         "content": [{"type": "text", "text": text}],
         "structuredContent": Envelope::of(&result),

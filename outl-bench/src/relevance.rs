@@ -13,8 +13,8 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::scratch::Scratch;
-use outl_server::actions::REGISTRY;
-use outl_server::workspace::Workspace;
+use outl_tools::REGISTRY;
+use outl_workspace::Workspace;
 
 #[derive(Debug, Args)]
 pub struct RelevanceArgs {

@@ -19,9 +19,9 @@ use tiktoken_rs::CoreBPE;
 use super::prerfc::pre_rfc_result;
 use super::scratch::Scratch;
 use super::stats;
-use outl_server::Error;
-use outl_server::actions::{Outl, REGISTRY};
-use outl_server::workspace::{Block, BlockList, Page, Workspace};
+use outl_tools::{Outl, REGISTRY};
+use outl_workspace::Error;
+use outl_workspace::{Block, BlockList, Page, Workspace};
 
 /// RFC 0276's targets: the total at least this much below the pre-RFC wire, in tokens.
 const TOTAL_TARGET_PERCENT: f64 = 65.0;

@@ -4,12 +4,12 @@
 
 use outl_bench::generate::{self, Styles};
 use outl_bench::scratch::Scratch;
+use outl_format::{Document, ParsedBlock, TaskMarker};
 use outl_registry::{Payload, Reply, Server, tool_error_payload, tool_success_payload};
-use outl_server::actions::outline::OutlineNode;
-use outl_server::actions::{Outl, REGISTRY};
-use outl_server::outline::{Document, ParsedBlock, TaskMarker};
-use outl_server::workspace::{BlockList, Workspace};
-use outl_server::{Error, ErrorCode};
+use outl_tools::outline::OutlineNode;
+use outl_tools::{Outl, REGISTRY};
+use outl_workspace::{BlockList, Workspace};
+use outl_workspace::{Error, ErrorCode};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -329,7 +329,7 @@ fn every_call(ws: &Workspace) -> Vec<(&'static str, Value)> {
     let all_blocks: Vec<_> = all_pages.iter().flat_map(|b| b.preorder()).collect();
     let tag = all_blocks
         .iter()
-        .find_map(|b| outl_server::outline::tags(&b.text).into_iter().next())
+        .find_map(|b| outl_format::tags(&b.text).into_iter().next())
         .expect("a tag");
     let (key, value) = all_blocks
         .iter()

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::mcp_support::{StdioSession, json_payload};
-use outl_server::workspace::content_hash;
+use outl_workspace::content_hash;
 use serde_json::{Value, json};
 
 const LOG_PAGE: &str = "crash log";

@@ -2,7 +2,7 @@
 //! on what handlers actually produce rather than on hand-written payloads.
 
 use crate::mcp_support::{StdioSession, json_payload, outl_call, text_of, wire_payload};
-use outl_server::outline::Document;
+use outl_format::Document;
 use serde_json::{Value, json};
 
 const TODAY: &str = "2026-03-14";

@@ -4,7 +4,7 @@
 use std::fs;
 
 use crate::mcp_support::{StdioSession, demo_workspace, json_payload, text_of, tool_error};
-use outl_server::outline::{self, Document};
+use outl_format::{self as outline, Document};
 use serde_json::json;
 
 #[test]

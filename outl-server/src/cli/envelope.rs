@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::Error;
+use outl_workspace::Error;
 
 #[derive(Debug, Serialize)]
 pub struct Envelope<'a> {
@@ -39,7 +39,7 @@ impl<'a> Envelope<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ErrorCode;
+    use outl_workspace::ErrorCode;
     use serde_json::json;
 
     #[test]

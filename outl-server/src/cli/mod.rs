@@ -15,9 +15,8 @@ use serde_json::{Value, json};
 
 pub use self::envelope::Envelope;
 pub use self::serve::run_stdio;
-use crate::actions::REGISTRY;
-use crate::workspace::{self, Session, Workspace};
-use crate::{Error, ErrorCode};
+use outl_tools::REGISTRY;
+use outl_workspace::{Error, ErrorCode, STATE_DIR, Session, Workspace};
 
 /// Exit status of a command that ran and reported an error (a tool error, an unopenable
 /// workspace, a transport failure).
@@ -227,7 +226,7 @@ fn workspace_root(args: &WorkspaceArg) -> Result<PathBuf, (Error, u8)> {
 }
 
 fn looks_like_workspace(dir: &Path) -> bool {
-    ["pages", "journals", workspace::STATE_DIR]
+    ["pages", "journals", STATE_DIR]
         .iter()
         .any(|sub| dir.join(sub).is_dir())
 }

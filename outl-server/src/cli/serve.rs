@@ -8,11 +8,11 @@ use std::process::ExitCode;
 use rmcp::service::ServerInitializeError;
 
 use super::{EXIT_FAILED, ServeArgs, WorkspaceArg, workspace_root};
-use crate::actions::REGISTRY;
-use crate::mcp::http::{self, HttpOptions};
-use crate::mcp::server::{OutlServer, SUPPORTED_PROTOCOL_VERSIONS, SharedWorkspace};
-use crate::mcp::stdio;
-use crate::workspace::Workspace;
+use outl_mcp::http::{self, HttpOptions};
+use outl_mcp::server::{OutlServer, SUPPORTED_PROTOCOL_VERSIONS, SharedWorkspace};
+use outl_mcp::stdio;
+use outl_tools::REGISTRY;
+use outl_workspace::Workspace;
 
 /// `outl mcp`: one session on stdin/stdout, until stdin ends.
 pub(super) fn over_stdio(args: &WorkspaceArg) -> ExitCode {

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use outl_registry::{Justification, Payload, Registry, Server, ToolEntry, tool_definitions};
 
-use crate::actions::REGISTRY;
-use crate::mcp::server::INSTRUCTIONS;
+use outl_tools::INSTRUCTIONS;
+use outl_tools::REGISTRY;
 
 #[derive(Debug, Args)]
 #[group(multiple = false)]
