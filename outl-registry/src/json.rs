@@ -5,8 +5,8 @@
 //! around it, where the payload is one long string whose every `"` is escaped again.
 //! `serde_json` looks at a string one byte at a time and hands its formatter one fragment per
 //! escape; [`Serializer`] looks at eight bytes at once and copies whole runs. Everything else
-//! (numbers, the order of events, what is an error) is `serde_json`'s: the serializer drives a
-//! `serde_json` [`Formatter`] through the events `serde_json::Serializer` would.
+//! (numbers, the order of events, what is an error) is `serde_json`'s: the serializer drives
+//! its [`CompactFormatter`] through the events `serde_json::Serializer` would.
 
 use std::cell::RefCell;
 use std::fmt::Display;
@@ -16,7 +16,7 @@ use std::thread::LocalKey;
 
 use serde::ser::{self, Impossible, Serialize};
 use serde_json::Error;
-use serde_json::ser::Formatter;
+use serde_json::ser::{CompactFormatter, Formatter};
 
 /// A buffer is kept between replies up to this size; one that a larger reply grew is let go,
 /// so that a rare huge reply does not hold its memory.
@@ -42,82 +42,9 @@ fn with_buffer<R>(
     })
 }
 
-/// A formatter that writes into a buffer of its own, and writes strings (quotes, fragments,
-/// escapes) as `CompactFormatter` does, so that the serializer can write a string straight
-/// into that buffer.
-pub(crate) trait Buffered: Formatter {
-    fn buffer(&mut self) -> &mut Vec<u8>;
-}
-
-/// Formatter methods that only write, written by `serde_json`'s `CompactFormatter` into the
-/// buffer; the writer the serializer passes is a sink.
-macro_rules! compact_into_buffer {
-    ($($method:ident($($arg:ident: $ty:ty),*);)*) => {$(
-        fn $method<W: ?Sized + io::Write>(&mut self, _sink: &mut W $(, $arg: $ty)*) -> io::Result<()> {
-            serde_json::ser::CompactFormatter
-                .$method(Buffered::buffer(self) $(, $arg)*)
-        }
-    )*};
-}
-
-/// [`compact_into_buffer`] for every formatter method but those of objects, which a formatter
-/// may write its own way.
-macro_rules! compact_values_into_buffer {
-    () => {
-        compact_into_buffer! {
-            write_null();
-            write_bool(value: bool);
-            write_i8(value: i8);
-            write_i16(value: i16);
-            write_i32(value: i32);
-            write_i64(value: i64);
-            write_i128(value: i128);
-            write_u8(value: u8);
-            write_u16(value: u16);
-            write_u32(value: u32);
-            write_u64(value: u64);
-            write_u128(value: u128);
-            write_f32(value: f32);
-            write_f64(value: f64);
-            write_number_str(value: &str);
-            begin_string();
-            end_string();
-            write_string_fragment(fragment: &str);
-            write_char_escape(char_escape: serde_json::ser::CharEscape);
-            write_byte_array(value: &[u8]);
-            begin_array();
-            end_array();
-            begin_array_value(first: bool);
-            end_array_value();
-            write_raw_fragment(fragment: &str);
-        }
-    };
-}
-
-/// Compact JSON into a buffer: what `serde_json::to_writer` writes.
-pub(crate) struct Compact<'b>(pub &'b mut Vec<u8>);
-
-impl Buffered for Compact<'_> {
-    fn buffer(&mut self) -> &mut Vec<u8> {
-        self.0
-    }
-}
-
-impl Formatter for Compact<'_> {
-    compact_values_into_buffer!();
-    compact_into_buffer! {
-        begin_object();
-        end_object();
-        begin_object_key(first: bool);
-        end_object_key();
-        begin_object_value();
-        end_object_value();
-    }
-}
-
 /// `value` as compact JSON appended to `out`: the bytes of `serde_json::to_writer`.
 pub fn write_compact<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<(), Error> {
-    write(value, Compact(out), true).map(drop)
+    write(value, out, true)
 }
 
 /// `value` as compact JSON, each type in its compact form: the serializer is not
@@ -131,7 +58,7 @@ pub fn compact_form<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
         static KEPT: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
     }
     with_buffer(&KEPT, |out| {
-        write(value, Compact(out), false)?;
+        write(value, out, false)?;
         // The serializer writes UTF-8.
         std::str::from_utf8(out)
             .map(str::to_owned)
@@ -139,44 +66,41 @@ pub fn compact_form<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {
     })
 }
 
-/// Serializes `value` through `formatter`; returns the formatter, whose buffer holds it.
-fn write<T: Serialize + ?Sized, F: Buffered>(
+/// Serializes `value`, appending it to `out`.
+fn write<T: Serialize + ?Sized>(
     value: &T,
-    formatter: F,
+    out: &mut Vec<u8>,
     human_readable: bool,
-) -> Result<F, Error> {
-    let mut serializer = Serializer {
-        formatter,
+) -> Result<(), Error> {
+    value.serialize(&mut Serializer {
+        out,
         human_readable,
-    };
-    value.serialize(&mut serializer)?;
-    Ok(serializer.formatter)
+    })
 }
 
-/// `serde_json::Serializer` with `io::sink()` as its writer, its formatter writing into a
-/// buffer, and strings escaped by [`escape_into`].
-pub(crate) struct Serializer<F> {
-    formatter: F,
+/// `serde_json::Serializer` with a buffer as its writer, a [`CompactFormatter`], and strings
+/// escaped by [`escape_into`].
+pub(crate) struct Serializer<'b> {
+    out: &'b mut Vec<u8>,
     /// What [`ser::Serializer::is_human_readable`] answers.
     human_readable: bool,
 }
 
-impl<F: Buffered> Serializer<F> {
+impl<'b> Serializer<'b> {
     /// Runs one formatter event.
     fn event(
         &mut self,
-        write: impl FnOnce(&mut F, &mut io::Sink) -> io::Result<()>,
+        write: impl FnOnce(&mut CompactFormatter, &mut Vec<u8>) -> io::Result<()>,
     ) -> Result<(), Error> {
-        write(&mut self.formatter, &mut io::sink()).map_err(Error::io)
+        write(&mut CompactFormatter, self.out).map_err(Error::io)
     }
 
-    /// A string, quotes and all, written straight into the buffer: within strings a
-    /// [`Buffered`] formatter writes what `CompactFormatter` writes.
+    /// A string, quotes and all: the bytes `CompactFormatter` writes for it, written straight
+    /// into the buffer rather than as one event per fragment and escape.
     fn string(&mut self, value: &str) -> Result<(), Error> {
-        let out = self.formatter.buffer();
-        out.push(b'"');
-        escape_into(out, value);
-        out.push(b'"');
+        self.out.push(b'"');
+        escape_into(self.out, value);
+        self.out.push(b'"');
         Ok(())
     }
 
@@ -198,7 +122,7 @@ impl<F: Buffered> Serializer<F> {
         &mut self,
         array: bool,
         len: Option<usize>,
-    ) -> Result<Compound<'_, F>, Error> {
+    ) -> Result<Compound<'_, 'b>, Error> {
         self.event(|f, w| {
             if array {
                 f.begin_array(w)
@@ -302,13 +226,13 @@ enum State {
 
 /// An array or object being written; `variant` when it is the value of an enum variant, which
 /// closes the `{"variant":` around it too.
-pub(crate) struct Compound<'a, F> {
-    ser: &'a mut Serializer<F>,
+pub(crate) struct Compound<'a, 'b> {
+    ser: &'a mut Serializer<'b>,
     state: State,
     variant: bool,
 }
 
-impl<F: Buffered> Compound<'_, F> {
+impl Compound<'_, '_> {
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let first = self.state == State::First;
         self.ser.event(|f, w| f.begin_array_value(w, first))?;
@@ -350,16 +274,16 @@ impl<F: Buffered> Compound<'_, F> {
     }
 }
 
-impl<'a, F: Buffered> ser::Serializer for &'a mut Serializer<F> {
+impl<'a, 'b> ser::Serializer for &'a mut Serializer<'b> {
     type Ok = ();
     type Error = Error;
-    type SerializeSeq = Compound<'a, F>;
-    type SerializeTuple = Compound<'a, F>;
-    type SerializeTupleStruct = Compound<'a, F>;
-    type SerializeTupleVariant = Compound<'a, F>;
-    type SerializeMap = Compound<'a, F>;
-    type SerializeStruct = Compound<'a, F>;
-    type SerializeStructVariant = Compound<'a, F>;
+    type SerializeSeq = Compound<'a, 'b>;
+    type SerializeTuple = Compound<'a, 'b>;
+    type SerializeTupleStruct = Compound<'a, 'b>;
+    type SerializeTupleVariant = Compound<'a, 'b>;
+    type SerializeMap = Compound<'a, 'b>;
+    type SerializeStruct = Compound<'a, 'b>;
+    type SerializeStructVariant = Compound<'a, 'b>;
 
     fn is_human_readable(&self) -> bool {
         self.human_readable
@@ -457,17 +381,17 @@ impl<'a, F: Buffered> ser::Serializer for &'a mut Serializer<F> {
         value.serialize(&mut *self)?;
         self.end_variant()
     }
-    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, F>, Error> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<Compound<'a, 'b>, Error> {
         self.begin_compound(true, len)
     }
-    fn serialize_tuple(self, len: usize) -> Result<Compound<'a, F>, Error> {
+    fn serialize_tuple(self, len: usize) -> Result<Compound<'a, 'b>, Error> {
         self.begin_compound(true, Some(len))
     }
     fn serialize_tuple_struct(
         self,
         _name: &'static str,
         len: usize,
-    ) -> Result<Compound<'a, F>, Error> {
+    ) -> Result<Compound<'a, 'b>, Error> {
         self.begin_compound(true, Some(len))
     }
     fn serialize_tuple_variant(
@@ -476,16 +400,16 @@ impl<'a, F: Buffered> ser::Serializer for &'a mut Serializer<F> {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Compound<'a, F>, Error> {
+    ) -> Result<Compound<'a, 'b>, Error> {
         self.begin_variant(variant)?;
         let mut compound = self.begin_compound(true, Some(len))?;
         compound.variant = true;
         Ok(compound)
     }
-    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, F>, Error> {
+    fn serialize_map(self, len: Option<usize>) -> Result<Compound<'a, 'b>, Error> {
         self.begin_compound(false, len)
     }
-    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a, F>, Error> {
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Compound<'a, 'b>, Error> {
         self.begin_compound(false, Some(len))
     }
     fn serialize_struct_variant(
@@ -494,7 +418,7 @@ impl<'a, F: Buffered> ser::Serializer for &'a mut Serializer<F> {
         _index: u32,
         variant: &'static str,
         len: usize,
-    ) -> Result<Compound<'a, F>, Error> {
+    ) -> Result<Compound<'a, 'b>, Error> {
         self.begin_variant(variant)?;
         let mut compound = self.begin_compound(false, Some(len))?;
         compound.variant = true;
@@ -505,7 +429,7 @@ impl<'a, F: Buffered> ser::Serializer for &'a mut Serializer<F> {
     }
 }
 
-impl<F: Buffered> ser::SerializeSeq for Compound<'_, F> {
+impl ser::SerializeSeq for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -516,7 +440,7 @@ impl<F: Buffered> ser::SerializeSeq for Compound<'_, F> {
     }
 }
 
-impl<F: Buffered> ser::SerializeTuple for Compound<'_, F> {
+impl ser::SerializeTuple for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -527,7 +451,7 @@ impl<F: Buffered> ser::SerializeTuple for Compound<'_, F> {
     }
 }
 
-impl<F: Buffered> ser::SerializeTupleStruct for Compound<'_, F> {
+impl ser::SerializeTupleStruct for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -538,7 +462,7 @@ impl<F: Buffered> ser::SerializeTupleStruct for Compound<'_, F> {
     }
 }
 
-impl<F: Buffered> ser::SerializeTupleVariant for Compound<'_, F> {
+impl ser::SerializeTupleVariant for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
@@ -549,7 +473,7 @@ impl<F: Buffered> ser::SerializeTupleVariant for Compound<'_, F> {
     }
 }
 
-impl<F: Buffered> ser::SerializeMap for Compound<'_, F> {
+impl ser::SerializeMap for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
@@ -563,7 +487,7 @@ impl<F: Buffered> ser::SerializeMap for Compound<'_, F> {
     }
 }
 
-impl<F: Buffered> ser::SerializeStruct for Compound<'_, F> {
+impl ser::SerializeStruct for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -579,7 +503,7 @@ impl<F: Buffered> ser::SerializeStruct for Compound<'_, F> {
     }
 }
 
-impl<F: Buffered> ser::SerializeStructVariant for Compound<'_, F> {
+impl ser::SerializeStructVariant for Compound<'_, '_> {
     type Ok = ();
     type Error = Error;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -597,14 +521,14 @@ impl<F: Buffered> ser::SerializeStructVariant for Compound<'_, F> {
 
 /// An object key: a string as it is; a bool or a number (a finite one) quoted, as
 /// `serde_json` writes them; anything else is the error `serde_json` gives.
-struct MapKey<'a, F> {
-    ser: &'a mut Serializer<F>,
+struct MapKey<'a, 'b> {
+    ser: &'a mut Serializer<'b>,
 }
 
-impl<F: Buffered> MapKey<'_, F> {
+impl MapKey<'_, '_> {
     fn quoted(
         self,
-        write: impl FnOnce(&mut F, &mut io::Sink) -> io::Result<()>,
+        write: impl FnOnce(&mut CompactFormatter, &mut Vec<u8>) -> io::Result<()>,
     ) -> Result<(), Error> {
         self.ser.event(|f, w| f.begin_string(w))?;
         self.ser.event(write)?;
@@ -635,7 +559,7 @@ macro_rules! quoted_key {
     )*};
 }
 
-impl<F: Buffered> ser::Serializer for MapKey<'_, F> {
+impl ser::Serializer for MapKey<'_, '_> {
     type Ok = ();
     type Error = Error;
     type SerializeSeq = Impossible<(), Error>;
