@@ -50,7 +50,7 @@ pub fn write_compact<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Res
 /// `value` as compact JSON, each type in its compact form: the serializer is not
 /// human-readable, which serde has a type answer with the form it takes in a binary format. A
 /// server whose reply types have a compact form for a model (outl's outline nodes are arrays)
-/// writes its JSON payloads with it ([`ToolContext::success_json`](crate::ToolContext::success_json));
+/// writes its JSON payloads with it ([`Server::success_json`](crate::Server::success_json));
 /// mind that some types of other crates answer with bytes (`uuid`, `std::net`). It is written
 /// into a buffer kept by the thread and copied out once.
 pub fn compact_form<T: Serialize + ?Sized>(value: &T) -> Result<String, Error> {

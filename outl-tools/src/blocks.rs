@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use outl_macros::{ToolFields, tool};
 use outl_registry::{Problem, invalid_arguments};
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use super::lookup;
@@ -17,7 +17,7 @@ use super::paging;
 use super::query::Hit;
 use super::slices::{self, Cut, Window};
 use super::wire_len;
-use crate::MAX_TEXT_CHARS;
+use crate::{MAX_TEXT_CHARS, one_of_words};
 use outl_format::{self as outline, MAX_DEPTH, Properties, Syntax, TaskMarker};
 use outl_workspace::{Block, BlockList, Graph, OpKind, Page, Place, Workspace, served_id};
 use outl_workspace::{Error, ErrorCode};
@@ -91,50 +91,36 @@ pub struct MoveArgs {
 }
 
 /// A task state, in the spelling to write, or none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 pub enum TaskState {
-    #[serde(rename = "TODO")]
-    Todo,
-    #[serde(rename = "DOING")]
-    Doing,
-    #[serde(rename = "DONE")]
-    Done,
-    #[serde(rename = "LATER")]
-    Later,
-    #[serde(rename = "NOW")]
-    Now,
-    #[serde(rename = "WAITING")]
-    Waiting,
-    #[serde(rename = "WAIT")]
-    Wait,
-    #[serde(rename = "CANCELED")]
-    Canceled,
-    #[serde(rename = "CANCELLED")]
-    Cancelled,
-    #[serde(rename = "IN-PROGRESS")]
-    InProgress,
-    #[serde(rename = "STARTED")]
-    Started,
     #[serde(rename = "none")]
     None,
+    #[serde(untagged)]
+    Marker(TaskMarker),
 }
 
 impl TaskState {
     fn marker(self) -> Option<TaskMarker> {
         match self {
-            TaskState::Todo => Some(TaskMarker::Todo),
-            TaskState::Doing => Some(TaskMarker::Doing),
-            TaskState::Done => Some(TaskMarker::Done),
-            TaskState::Later => Some(TaskMarker::Later),
-            TaskState::Now => Some(TaskMarker::Now),
-            TaskState::Waiting => Some(TaskMarker::Waiting),
-            TaskState::Wait => Some(TaskMarker::Wait),
-            TaskState::Canceled => Some(TaskMarker::Canceled),
-            TaskState::Cancelled => Some(TaskMarker::Cancelled),
-            TaskState::InProgress => Some(TaskMarker::InProgress),
-            TaskState::Started => Some(TaskMarker::Started),
+            TaskState::Marker(marker) => Some(marker),
             TaskState::None => None,
         }
+    }
+}
+
+/// The markers, then `none`.
+impl JsonSchema for TaskState {
+    fn schema_name() -> Cow<'static, str> {
+        "TaskState".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        one_of_words(
+            TaskMarker::ALL
+                .map(TaskMarker::as_str)
+                .into_iter()
+                .chain(["none"]),
+        )
     }
 }
 

@@ -50,6 +50,16 @@ pub fn wire_len<T: Serialize + ?Sized>(output: &T) -> usize {
     Outl::success_json(output).map_or(0, |json| json.len())
 }
 
+/// The schema of a task argument, whose variants are words and a task marker: a string, one of
+/// `words`, in one `enum` as for an enum of words alone (the derive would give the marker
+/// variant a branch of its own).
+fn one_of_words(words: impl IntoIterator<Item = &'static str>) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "string",
+        "enum": words.into_iter().collect::<Vec<_>>(),
+    })
+}
+
 outl_macros::registry! {
     /// Every tool of the server, in `tools/list` order.
     pub static REGISTRY: Registry<Outl> = [

@@ -1,17 +1,18 @@
 //! Query tools: full-text search, tasks, tags, properties, a page's outgoing links and the
 //! recently changed pages, all answered from the workspace index.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use outl_macros::{ToolFields, tool};
 use outl_registry::{Problem, invalid_arguments};
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Serialize};
 
 use super::lookup;
 use super::outline::{PlanningFields, timestamp};
 use super::paging;
-use crate::MAX_TEXT_CHARS;
+use crate::{MAX_TEXT_CHARS, one_of_words};
 use outl_format::{self as outline, TaskMarker};
 use outl_workspace::Error;
 use outl_workspace::{Block, BlockList, Graph, Holder, Page, Workspace};
@@ -75,64 +76,46 @@ pub struct SearchArgs {
 }
 
 /// Which tasks to list: "open", "all", or the tasks of one state, in any of its spellings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 pub enum TaskFilter {
     #[default]
     #[serde(rename = "open")]
     Open,
     #[serde(rename = "all")]
     All,
-    #[serde(rename = "TODO")]
-    Todo,
-    #[serde(rename = "DOING")]
-    Doing,
-    #[serde(rename = "DONE")]
-    Done,
-    #[serde(rename = "LATER")]
-    Later,
-    #[serde(rename = "NOW")]
-    Now,
-    #[serde(rename = "WAITING")]
-    Waiting,
-    #[serde(rename = "WAIT")]
-    Wait,
-    #[serde(rename = "CANCELED")]
-    Canceled,
-    #[serde(rename = "CANCELLED")]
-    Cancelled,
-    #[serde(rename = "IN-PROGRESS")]
-    InProgress,
-    #[serde(rename = "STARTED")]
-    Started,
+    #[serde(untagged)]
+    Marker(TaskMarker),
 }
 
 impl TaskFilter {
     /// The markers listed: a state's filter lists both spellings of it (`WAIT` and
     /// `WAITING`, `CANCELED` and `CANCELLED`).
     fn markers(self) -> Vec<TaskMarker> {
-        let state = |marker: TaskMarker| {
-            std::iter::once(marker)
-                .chain(marker.other_spelling())
-                .collect()
-        };
         match self {
             TaskFilter::Open => TaskMarker::ALL
                 .into_iter()
                 .filter(|m| m.is_open())
                 .collect(),
             TaskFilter::All => TaskMarker::ALL.to_vec(),
-            TaskFilter::Todo => state(TaskMarker::Todo),
-            TaskFilter::Doing => state(TaskMarker::Doing),
-            TaskFilter::Done => state(TaskMarker::Done),
-            TaskFilter::Later => state(TaskMarker::Later),
-            TaskFilter::Now => state(TaskMarker::Now),
-            TaskFilter::Waiting => state(TaskMarker::Waiting),
-            TaskFilter::Wait => state(TaskMarker::Wait),
-            TaskFilter::Canceled => state(TaskMarker::Canceled),
-            TaskFilter::Cancelled => state(TaskMarker::Cancelled),
-            TaskFilter::InProgress => state(TaskMarker::InProgress),
-            TaskFilter::Started => state(TaskMarker::Started),
+            TaskFilter::Marker(marker) => std::iter::once(marker)
+                .chain(marker.other_spelling())
+                .collect(),
         }
+    }
+}
+
+/// `open`, `all`, then the markers.
+impl JsonSchema for TaskFilter {
+    fn schema_name() -> Cow<'static, str> {
+        "TaskFilter".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        one_of_words(
+            ["open", "all"]
+                .into_iter()
+                .chain(TaskMarker::ALL.map(TaskMarker::as_str)),
+        )
     }
 }
 
@@ -557,13 +540,37 @@ mod tests {
         }
         assert_eq!(TaskFilter::All.markers().len(), 11);
         assert_eq!(
-            TaskFilter::Waiting.markers(),
+            TaskFilter::Marker(TaskMarker::Waiting).markers(),
             [TaskMarker::Waiting, TaskMarker::Wait]
         );
         assert_eq!(
-            TaskFilter::Cancelled.markers(),
+            TaskFilter::Marker(TaskMarker::Cancelled).markers(),
             [TaskMarker::Cancelled, TaskMarker::Canceled]
         );
-        assert_eq!(TaskFilter::Started.markers(), [TaskMarker::Started]);
+        assert_eq!(
+            TaskFilter::Marker(TaskMarker::Started).markers(),
+            [TaskMarker::Started]
+        );
+    }
+
+    /// The schemas are written by hand and the decoding derived: each word a schema lists
+    /// decodes, and is written back as itself.
+    #[test]
+    fn task_arguments_decode_every_word_their_schema_lists() {
+        fn each_word_decodes<T>(count: usize)
+        where
+            T: JsonSchema + serde::de::DeserializeOwned + Serialize,
+        {
+            let schema = schemars::schema_for!(T);
+            let words = schema.get("enum").and_then(|words| words.as_array());
+            assert_eq!(words.map(Vec::len), Some(count), "{schema:?}");
+            for word in words.into_iter().flatten() {
+                let decoded = serde_json::from_value::<T>(word.clone());
+                let written = decoded.map(|decoded| serde_json::to_value(decoded).ok());
+                assert_eq!(written.ok().flatten().as_ref(), Some(word));
+            }
+        }
+        each_word_decodes::<TaskFilter>(TaskMarker::ALL.len() + 2);
+        each_word_decodes::<crate::blocks::TaskState>(TaskMarker::ALL.len() + 1);
     }
 }
