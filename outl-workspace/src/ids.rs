@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use compact_str::CompactString;
 
 use super::align;
-use super::model::Block;
+use super::model::{Block, BlockList};
 
 /// The property a user writes to give a block its own id.
 pub const ID_PROPERTY: &str = "id";
@@ -270,8 +270,8 @@ pub fn on_disk_uuid<'b>(block: &'b Block, id: &str) -> Option<&'b str> {
 /// blocks added and removed keeps its id; a pasted copy does not. A block with no counterpart
 /// keeps the id it had (fresh or empty).
 pub fn carry_ids(old: &[Block], new: &mut [Block]) {
-    let old_flat = preorder(old);
-    let new_flat = preorder(new);
+    let old_flat = old.preorder();
+    let new_flat = new.preorder();
     let mut matched: Vec<Option<usize>> = vec![None; new_flat.len()];
     let mut used = vec![false; old_flat.len()];
     let mut by_id: HashMap<Cow<'_, str>, usize> = HashMap::new();
@@ -322,14 +322,6 @@ pub fn carry_ids(old: &[Block], new: &mut [Block]) {
     set_ids_preorder(new, &mut ids.into_iter());
 }
 
-fn preorder(blocks: &[Block]) -> Vec<&Block> {
-    let mut out = Vec::new();
-    for block in blocks {
-        block.collect_preorder(&mut out);
-    }
-    out
-}
-
 fn set_ids_preorder(blocks: &mut [Block], ids: &mut impl Iterator<Item = Option<CompactString>>) {
     for block in blocks {
         if let Some(Some(id)) = ids.next() {
@@ -360,7 +352,7 @@ mod tests {
     }
 
     fn ids(blocks: &[Block]) -> Vec<String> {
-        preorder(blocks).iter().map(|b| b.id.to_string()).collect()
+        blocks.preorder().iter().map(|b| b.id.to_string()).collect()
     }
 
     #[test]
