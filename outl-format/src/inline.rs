@@ -1101,3 +1101,17 @@ impl<'t> Atoms<'t> {
         })
     }
 }
+
+/// The first priority written in a text, outside code.
+pub fn priority(text: &str) -> Option<Priority> {
+    fn first(tokens: &[Token]) -> Option<Priority> {
+        tokens.iter().find_map(|token| match token {
+            Token::Priority { priority } => Some(*priority),
+            Token::Bold { children }
+            | Token::Italic { children, .. }
+            | Token::Link { children, .. } => first(children),
+            _ => None,
+        })
+    }
+    first(&tokenize(text))
+}

@@ -109,7 +109,7 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use front_matter::{line_no_property_holds, split_front_matter};
-pub use inline::{Token, source, tokenize};
+pub use inline::{Token, priority, source, tokenize};
 pub use links::{
     ALIAS, TextLinks, aliases, block_refs, is_uuid, map_block_refs, may_ref, page_links,
     property_links, rename_page_links, rename_page_links_in, rename_property_links, same_page_name,
@@ -124,7 +124,7 @@ pub use rewrite::{Former, serialize_over};
 pub use serialize::{is_property_value, serialize};
 pub use syntax::is_property_key;
 use syntax::lines;
-pub use task::{NotATaskMarker, Priority, TaskMarker, priority, set_task_marker, task_marker};
+pub use task::{NotATaskMarker, Priority, TaskMarker, set_task_marker, task_marker};
 
 /// The two syntaxes of Logseq's page files: markdown (`.md`) and org (`.org`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -7,8 +7,6 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::inline::{Token, tokenize};
-
 /// The task marker a block's text starts with, in the spelling the file has: Logseq reads
 /// `WAIT` and `WAITING`, `CANCELED` and `CANCELLED` alike, and a file keeps the one it was
 /// written with.
@@ -239,23 +237,10 @@ impl Priority {
     }
 }
 
-/// The first priority written in a text, outside code.
-pub fn priority(text: &str) -> Option<Priority> {
-    fn first(tokens: &[Token]) -> Option<Priority> {
-        tokens.iter().find_map(|token| match token {
-            Token::Priority { priority } => Some(*priority),
-            Token::Bold { children }
-            | Token::Italic { children, .. }
-            | Token::Link { children, .. } => first(children),
-            _ => None,
-        })
-    }
-    first(&tokenize(text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::priority;
 
     #[test]
     fn markers_are_whole_first_words() {

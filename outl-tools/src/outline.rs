@@ -8,7 +8,7 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 use serde::{Serialize, Serializer};
 use serde_json::json;
 
-use super::slices::{self, Cut, Visit, Window};
+use super::slices::{self, Cut, SliceNode, Visit, Window};
 use outl_format::{self as outline, MAX_DEPTH, Properties, Syntax, TaskMarker, Token};
 use outl_workspace::{Block, GraphConfig, Page, Workspace};
 use outl_workspace::{Error, ErrorCode};
@@ -318,6 +318,22 @@ pub fn stored_markdown(ws: &Workspace, page: &Page) -> Result<String, Error> {
         _ => Error::new(ErrorCode::Io, format!("cannot read {}: {e}", page.file))
             .with_data(json!({ "path": page.file })),
     })
+}
+
+impl SliceNode for OutlineNode {
+    fn adopt(&mut self, child: Self) {
+        self.children.push(child);
+    }
+
+    /// A leaf is sent without its children's array, so its first child brings the array
+    /// with it.
+    fn adoption_bytes(&self) -> usize {
+        if self.children.is_empty() {
+            ",[]".len()
+        } else {
+            0
+        }
+    }
 }
 
 #[cfg(test)]

@@ -90,22 +90,6 @@ pub trait SliceNode: Serialize {
     fn adoption_bytes(&self) -> usize;
 }
 
-impl SliceNode for super::outline::OutlineNode {
-    fn adopt(&mut self, child: Self) {
-        self.children.push(child);
-    }
-
-    /// A leaf is sent without its children's array, so its first child brings the array
-    /// with it.
-    fn adoption_bytes(&self) -> usize {
-        if self.children.is_empty() {
-            ",[]".len()
-        } else {
-            0
-        }
-    }
-}
-
 /// One block a slice takes, as [`slice_tree`] hands it to the node maker.
 pub struct Visit<'t, T> {
     pub block: &'t T,
