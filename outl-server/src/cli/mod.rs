@@ -34,7 +34,7 @@ const CLI_SESSION: &str = "cli";
     about = "An MCP server for outliner (Logseq-style) markdown workspaces."
 )]
 pub struct Cli {
-    /// Log filter for stderr (e.g. `info`, `outl_server=debug`); RUST_LOG is used when absent.
+    /// Log filter for stderr (e.g. `info`, `outl_workspace=debug`); RUST_LOG is used when absent.
     #[arg(long, global = true, value_name = "FILTER")]
     log_level: Option<String>,
     #[command(subcommand)]
