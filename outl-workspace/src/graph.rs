@@ -7,7 +7,8 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::cache::{Corrupt, EncodedCache, Persist, Saved, put_all};
+use super::cache::{EncodedCache, Saved};
+use super::codec::{Corrupt, Persist, put_all};
 use super::config::GraphConfig;
 use super::frozen::Frozen;
 use super::ids::{self, IdMinter};

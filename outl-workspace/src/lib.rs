@@ -160,6 +160,7 @@
 mod align;
 mod cache;
 mod catch_up;
+mod codec;
 mod config;
 mod date_format;
 mod disk;
