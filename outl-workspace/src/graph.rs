@@ -7,6 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
+use super::block::{Block, BlockList};
 use super::cache::{EncodedCache, Saved};
 use super::codec::{Corrupt, Persist, put_all};
 use super::config::GraphConfig;
@@ -14,8 +15,9 @@ use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
 use super::index::{Index, IndexHit, SearchPage};
 use super::load::{Skipped, Stamp};
-use super::model::{Block, BlockList, BlocksRead, Page, PageKind};
+use super::model::{Page, PageKind};
 use super::names::{self, slug};
+use super::packed::BlocksRead;
 use outl_format as outline;
 
 /// A file whose page name is already served by another file.

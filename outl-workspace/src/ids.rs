@@ -9,7 +9,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use compact_str::CompactString;
 
 use super::align;
-use super::model::{Block, BlockList};
+use super::block::{Block, BlockList};
 
 /// The property a user writes to give a block its own id.
 pub const ID_PROPERTY: &str = "id";

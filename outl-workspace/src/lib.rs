@@ -158,6 +158,7 @@
 //! writers out): reads and writes wait only while it applies what it found.
 
 mod align;
+mod block;
 mod cache;
 mod catch_up;
 mod codec;
@@ -195,6 +196,7 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub use block::{Block, BlockList, count_blocks};
 pub use config::{CONFIG_FILE, ConfigProblem, GraphConfig, Workflow};
 pub use date_format::{BadPattern, DateFormat};
 pub use error::{Error, ErrorCode, excerpt, quoted, shortened};
@@ -204,10 +206,11 @@ pub use ids::served_id;
 pub use ids::{carry_ids, new_session};
 pub use index::{Holder, Index, IndexHit, SearchPage};
 pub use load::Skipped;
-pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
+pub use model::{Page, PageKind};
 pub use names::{NameFormat, slug};
 pub use oplog::{Body, ChangeContent, Content, Op, OpKind, PageChange, PageVersion};
 pub use outl_format::TaskMarker;
+pub use packed::Blocks;
 pub use tree::Place;
 pub use write::{Adopted, LogPage, ReplayOutcome, misread_text};
 

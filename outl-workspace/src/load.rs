@@ -11,12 +11,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Serialize;
 
 use super::Workspace;
+use super::block::BlockList;
 use super::config::GraphConfig;
 use super::disk::Durability;
 use super::format;
 use super::graph::{Graph, Minting, Shadowed};
 use super::ids::{self, carry_ids};
-use super::model::{BlockList, Page, PageKind};
+use super::model::{Page, PageKind};
 use super::names::{self, JOURNALS_DIR, PAGES_DIR};
 use super::sidecar::Sidecar;
 use super::{content_hash, frozen::Frozen};

@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 use serde::{Serialize, Serializer};
 use thin_vec::ThinVec;
 
+use super::block::{Block, BlockList, count_blocks};
 use super::codec::{self, Corrupt, Decoder, Persist, persist_fields};
-use super::model::{Block, BlockList, count_blocks};
 
 /// The blocks of a page.
 #[derive(Clone)]

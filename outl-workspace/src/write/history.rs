@@ -7,9 +7,10 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::{Change, Draft, History};
+use crate::block::Block;
 use crate::ids::{self};
 use crate::load::{self};
-use crate::model::{Block, Page};
+use crate::model::Page;
 use crate::oplog::{Body, Op, OpKind, PageVersion};
 use crate::{Error, ErrorCode};
 use crate::{Workspace, Writer};

@@ -13,11 +13,12 @@ use std::collections::{HashMap, HashSet};
 use chrono::NaiveDate;
 use serde_json::json;
 
+use super::block::{Block, BlockList};
 use super::disk;
 use super::graph::Minting;
 use super::ids::{self, carry_ids};
 use super::load::{self, Origin, Stamp};
-use super::model::{Block, BlockList, Page, PageKind};
+use super::model::{Page, PageKind};
 use super::names;
 use super::oplog::{Body, ChangeContent, Content, Op, OpKind, PageChange, PageVersion};
 use super::{Workspace, Writer, content_hash, format};
