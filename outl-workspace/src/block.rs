@@ -1,11 +1,13 @@
-//! One bulleted block with its id, and finding blocks in a tree of them (a page's, or a
-//! block's children).
+//! One bulleted block with its id (its own when its `id::` property gives one), and finding
+//! blocks in a tree of them (a page's, or a block's children).
+
+use std::borrow::Cow;
 
 use compact_str::CompactString;
 use serde::Serialize;
 use thin_vec::ThinVec;
 
-use super::ids::served_id;
+use super::ids::{ID_PROPERTY, is_uuid, served_id};
 use outl_format::Properties;
 
 /// One bulleted block.
@@ -23,6 +25,23 @@ pub struct Block {
 /// How many blocks `blocks` holds, children included.
 pub fn count_blocks(blocks: &[Block]) -> usize {
     blocks.iter().map(|b| 1 + count_blocks(&b.children)).sum()
+}
+
+/// The `id::` property of a block, if it has a usable one, as the block is served by it (see
+/// [`served_id`]).
+pub fn user_id(block: &Block) -> Option<Cow<'_, str>> {
+    block
+        .properties
+        .get(ID_PROPERTY)
+        .map(|id| id.trim())
+        .filter(|id| !id.is_empty() && !id.chars().any(|c| c.is_whitespace() || c.is_control()))
+        .map(served_id)
+}
+
+/// The UUID `id::` a block served as `id` has on disk, if its id is a UUID's.
+pub fn on_disk_uuid<'b>(block: &'b Block, id: &str) -> Option<&'b str> {
+    let uuid = block.properties.get(ID_PROPERTY)?.trim();
+    (is_uuid(uuid) && served_id(uuid) == id).then_some(uuid)
 }
 
 /// Finding blocks in a tree of blocks (a page's, or a block's children).

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::block::{Block, BlockList};
+use super::block::{Block, BlockList, user_id};
 use super::cache::{EncodedCache, Saved};
 use super::codec::{Corrupt, Persist, put_all};
 use super::config::GraphConfig;
@@ -234,7 +234,7 @@ impl Graph {
     /// probe of the block table each.
     pub(super) fn fill_ids_and_number(&mut self, page: &mut Page) -> bool {
         if all_blocks(&page.blocks(), &|block| {
-            !block.id.is_empty() && ids::user_id(block).is_none_or(|user| *user == *block.id)
+            !block.id.is_empty() && user_id(block).is_none_or(|user| *user == *block.id)
         }) && self.index.register_new(page)
         {
             return false;
@@ -393,7 +393,7 @@ impl Graph {
         fill(page.blocks_mut(), &mut position, &mut |block, position| {
             // A user's `id::` is the block's id, unless another block holds it already (a
             // copied block): then the block keeps the id it has, so it stays stable.
-            if let Some(user) = ids::user_id(block)
+            if let Some(user) = user_id(block)
                 && block.id != user
                 && !taken(&user, also_taken)
             {

@@ -12,11 +12,11 @@ use serde::Serialize;
 
 use super::Workspace;
 use super::block::BlockList;
+use super::carry::{self, carry_ids};
 use super::config::GraphConfig;
 use super::disk::Durability;
 use super::format;
 use super::graph::{Graph, Minting, Shadowed};
-use super::ids::{self, carry_ids};
 use super::model::{Page, PageKind};
 use super::names::{self, JOURNALS_DIR, PAGES_DIR};
 use super::sidecar::Sidecar;
@@ -300,14 +300,14 @@ pub fn load(root: &Path, file: &str, config: &GraphConfig) -> Result<Loaded, Str
         .filter(|ids| page.body.count() == ids.len());
     let origin = match current_ids {
         Some(ids) => {
-            ids::assign_preorder(page.blocks_mut(), &ids);
+            carry::assign_preorder(page.blocks_mut(), &ids);
             Origin::Known
         }
         None => match sidecar_text.as_deref().and_then(Sidecar::decode) {
             None => Origin::New,
             Some(sidecar) if sidecar.hash == page.hash => {
                 if page.body.count() == sidecar.ids.len() {
-                    ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
+                    carry::assign_preorder(page.blocks_mut(), &sidecar.ids);
                 } else {
                     // Only a parser change can get here; keep what ids still fit.
                     carry_ids(
@@ -338,7 +338,7 @@ pub fn load(root: &Path, file: &str, config: &GraphConfig) -> Result<Loaded, Str
 pub fn base_page(file: &str, sidecar: &Sidecar, config: &GraphConfig) -> Page {
     let mut page = page_of(file, &sidecar.base, config, 0);
     if page.body.count() == sidecar.ids.len() {
-        ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
+        carry::assign_preorder(page.blocks_mut(), &sidecar.ids);
     }
     page
 }

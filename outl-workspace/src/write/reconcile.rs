@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::{Change, Current, Draft, History, not_found, walk};
 use crate::block::Block;
-use crate::ids::carry_ids;
+use crate::carry::carry_ids;
 use crate::load::{self};
 use crate::merge;
 use crate::oplog::{Op, OpKind, PageVersion};
