@@ -24,9 +24,9 @@ use chrono::{Datelike, NaiveDate};
 use super::STATE_DIR;
 use super::codec::{Corrupt, Decoder, Encoder, Persist, persist_fields};
 use super::disk::{self, Durability};
-use super::load::Stamp;
 use super::model::{Page, PageKind};
 use super::packed::Blocks;
+use super::stamp::Stamp;
 
 const CACHE_FILE: &str = "cache";
 /// The first bytes of a cache; the last one is the format's version.

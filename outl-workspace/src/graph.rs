@@ -1,5 +1,6 @@
-//! The in-memory state of a workspace that reads see: pages by slug, what is frozen, and the
-//! index, whose block table is also the map from block id to page.
+//! The in-memory state of a workspace that reads see: pages by slug, what is frozen, the files
+//! that serve no page (shadowed or skipped), and the index, whose block table is also the map
+//! from block id to page.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -14,10 +15,10 @@ use super::config::GraphConfig;
 use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
 use super::index::{Index, IndexHit, SearchPage};
-use super::load::{Skipped, Stamp};
 use super::model::{Page, PageKind};
 use super::names::{self, slug};
 use super::packed::BlocksRead;
+use super::stamp::Stamp;
 use outl_format as outline;
 
 /// A file whose page name is already served by another file.
@@ -27,6 +28,13 @@ pub struct Shadowed {
     pub slug: String,
     /// The file that serves the slug.
     pub served_by: String,
+}
+
+/// A file under `pages/` or `journals/` that is not served, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub file: String,
+    pub reason: String,
 }
 
 /// A block found by id, in its page's blocks.

@@ -6,9 +6,6 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use serde::Serialize;
 
 use super::Workspace;
 use super::block::BlockList;
@@ -16,57 +13,14 @@ use super::carry::{self, carry_ids};
 use super::config::GraphConfig;
 use super::disk::Durability;
 use super::format;
-use super::graph::{Graph, Minting, Shadowed};
+use super::graph::{Graph, Minting, Shadowed, Skipped};
 use super::model::{Page, PageKind};
 use super::names::{self, JOURNALS_DIR, PAGES_DIR};
 use super::sidecar::Sidecar;
+use super::stamp::Stamp;
 use super::{content_hash, frozen::Frozen};
 use crate::Error;
 use outl_format::{Properties, Syntax};
-
-/// Size, modification time and status-change time of a page file as last verified: when all
-/// are unchanged the file is taken to be unchanged without hashing it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub len: u64,
-    pub modified: Option<SystemTime>,
-    /// When the file itself last changed (unix ctime: seconds, nanoseconds). Unlike the
-    /// modification time no program can set it back, so a file replaced by one of the same size
-    /// with the old modification time restored (as sync tools do) still shows. Zero where the
-    /// platform has none.
-    pub changed: (i64, i64),
-}
-
-impl Stamp {
-    pub fn of(meta: &fs::Metadata) -> Stamp {
-        #[cfg(unix)]
-        let changed = {
-            use std::os::unix::fs::MetadataExt;
-            (meta.ctime(), meta.ctime_nsec())
-        };
-        #[cfg(not(unix))]
-        let changed = (0, 0);
-        Stamp {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-            changed,
-        }
-    }
-
-    /// Unix milliseconds of the modification time.
-    pub fn updated(&self) -> i64 {
-        self.modified
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_millis() as i64)
-    }
-}
-
-/// A file under `pages/` or `journals/` that is not served, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
-    pub file: String,
-    pub reason: String,
-}
 
 /// How a loaded page relates to what outl last wrote or saw.
 #[derive(Debug)]
