@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use super::graph::{Graph, Minting};
 use super::oplog::{self, Op, ReadEnd};
-use super::{Workspace, Writer, ids, load, write};
+use super::{Workspace, Writer, carry, load, write};
 use crate::Error;
 impl Workspace {
     /// Applies ops other processes appended. With `locked`, also cuts a torn tail and settles
@@ -44,7 +44,7 @@ impl Workspace {
             }
             if let (Some(after), Some(content)) = (&change.after, &content.after) {
                 let mut page = load::page_of(&after.file, &content.md, &self.config, op.ts);
-                ids::assign_preorder(page.blocks_mut(), &content.ids);
+                carry::assign_preorder(page.blocks_mut(), &content.ids);
                 let replaced = HashSet::from([page.slug.clone()]);
                 graph.fill_ids(&mut page, &replaced, &mut HashSet::new(), Minting::Derived);
                 graph.insert(page, None, None);

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use compact_str::CompactString;
 use thin_vec::ThinVec;
 
+use super::block::Block;
 use super::ids;
-use super::model::Block;
 
 /// A page file's content: its front matter as written, its page properties (the front
 /// matter's included) and its blocks (ids empty).

@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use super::codec::Corrupt;
 use super::graph::Graph;
 use super::oplog::OpLog;
 use super::outside_edits::Listing;
@@ -100,7 +101,7 @@ impl Workspace {
         });
         let mut graph = match restored {
             Ok(graph) => graph,
-            Err(cache::Corrupt) => {
+            Err(Corrupt) => {
                 tracing::warn!("the cache does not decode: every page is read instead");
                 return None;
             }

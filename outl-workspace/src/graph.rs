@@ -1,5 +1,6 @@
-//! The in-memory state of a workspace that reads see: pages by slug, what is frozen, and the
-//! index, whose block table is also the map from block id to page.
+//! The in-memory state of a workspace that reads see: pages by slug, what is frozen, the files
+//! that serve no page (shadowed or skipped), and the index, whose block table is also the map
+//! from block id to page.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -7,14 +8,17 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use super::cache::{Corrupt, EncodedCache, Persist, Saved, put_all};
+use super::block::{Block, BlockList, user_id};
+use super::cache::{EncodedCache, Saved};
+use super::codec::{Corrupt, Persist, put_all};
 use super::config::GraphConfig;
 use super::frozen::Frozen;
 use super::ids::{self, IdMinter};
 use super::index::{Index, IndexHit, SearchPage};
-use super::load::{Skipped, Stamp};
-use super::model::{Block, BlockList, BlocksRead, Page, PageKind};
+use super::model::{Page, PageKind};
 use super::names::{self, slug};
+use super::packed::BlocksRead;
+use super::stamp::Stamp;
 use outl_format as outline;
 
 /// A file whose page name is already served by another file.
@@ -24,6 +28,13 @@ pub struct Shadowed {
     pub slug: String,
     /// The file that serves the slug.
     pub served_by: String,
+}
+
+/// A file under `pages/` or `journals/` that is not served, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    pub file: String,
+    pub reason: String,
 }
 
 /// A block found by id, in its page's blocks.
@@ -231,7 +242,7 @@ impl Graph {
     /// probe of the block table each.
     pub(super) fn fill_ids_and_number(&mut self, page: &mut Page) -> bool {
         if all_blocks(&page.blocks(), &|block| {
-            !block.id.is_empty() && ids::user_id(block).is_none_or(|user| *user == *block.id)
+            !block.id.is_empty() && user_id(block).is_none_or(|user| *user == *block.id)
         }) && self.index.register_new(page)
         {
             return false;
@@ -390,7 +401,7 @@ impl Graph {
         fill(page.blocks_mut(), &mut position, &mut |block, position| {
             // A user's `id::` is the block's id, unless another block holds it already (a
             // copied block): then the block keeps the id it has, so it stays stable.
-            if let Some(user) = ids::user_id(block)
+            if let Some(user) = user_id(block)
                 && block.id != user
                 && !taken(&user, also_taken)
             {

@@ -158,8 +158,11 @@
 //! writers out): reads and writes wait only while it applies what it found.
 
 mod align;
+mod block;
 mod cache;
+mod carry;
 mod catch_up;
+mod codec;
 mod config;
 mod date_format;
 mod disk;
@@ -179,6 +182,7 @@ mod outside_edits;
 mod packed;
 mod postings;
 mod sidecar;
+mod stamp;
 mod terms;
 mod tree;
 mod write;
@@ -194,22 +198,24 @@ use std::sync::{Arc, Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuar
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+pub use block::{Block, BlockList, count_blocks};
+pub use carry::carry_ids;
 pub use config::{CONFIG_FILE, ConfigProblem, GraphConfig, Workflow};
 pub use date_format::{BadPattern, DateFormat};
 pub use error::{Error, ErrorCode, excerpt, quoted, shortened};
 pub use frozen::Frozen;
-pub use graph::{BlockAt, Graph, Shadowed};
-pub use ids::served_id;
-pub use ids::{carry_ids, new_session};
+pub use graph::{BlockAt, Graph, Shadowed, Skipped};
+pub use ids::{new_session, served_id};
 pub use index::{Holder, Index, IndexHit, SearchPage};
-pub use load::Skipped;
-pub use model::{Block, BlockList, Blocks, Page, PageKind, count_blocks};
+pub use model::{Page, PageKind};
 pub use names::{NameFormat, slug};
 pub use oplog::{Body, ChangeContent, Content, Op, OpKind, PageChange, PageVersion};
 pub use outl_format::TaskMarker;
+pub use packed::Blocks;
 pub use tree::Place;
 pub use write::{Adopted, LogPage, ReplayOutcome, misread_text};
 
+use block::user_id;
 use ids::IdMinter;
 use oplog::OpLog;
 #[cfg(test)]
@@ -454,7 +460,7 @@ impl Workspace {
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let mut fresh = HashSet::new();
         let count = graph.block_count();
-        give_fresh_ids(&mut blocks, &mut |block| match ids::user_id(block) {
+        give_fresh_ids(&mut blocks, &mut |block| match user_id(block) {
             Some(user) => block.id = user.as_ref().into(),
             None => {
                 let id = minter.fresh(count, |id| graph.id_taken(id) || fresh.contains(id));

@@ -6,66 +6,21 @@ use std::collections::HashSet;
 use std::fs;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
-
-use serde::Serialize;
 
 use super::Workspace;
+use super::block::BlockList;
+use super::carry::{self, carry_ids};
 use super::config::GraphConfig;
 use super::disk::Durability;
 use super::format;
-use super::graph::{Graph, Minting, Shadowed};
-use super::ids::{self, carry_ids};
-use super::model::{BlockList, Page, PageKind};
+use super::graph::{Graph, Minting, Shadowed, Skipped};
+use super::model::{Page, PageKind};
 use super::names::{self, JOURNALS_DIR, PAGES_DIR};
 use super::sidecar::Sidecar;
+use super::stamp::Stamp;
 use super::{content_hash, frozen::Frozen};
 use crate::Error;
 use outl_format::{Properties, Syntax};
-
-/// Size, modification time and status-change time of a page file as last verified: when all
-/// are unchanged the file is taken to be unchanged without hashing it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stamp {
-    pub len: u64,
-    pub modified: Option<SystemTime>,
-    /// When the file itself last changed (unix ctime: seconds, nanoseconds). Unlike the
-    /// modification time no program can set it back, so a file replaced by one of the same size
-    /// with the old modification time restored (as sync tools do) still shows. Zero where the
-    /// platform has none.
-    pub changed: (i64, i64),
-}
-
-impl Stamp {
-    pub fn of(meta: &fs::Metadata) -> Stamp {
-        #[cfg(unix)]
-        let changed = {
-            use std::os::unix::fs::MetadataExt;
-            (meta.ctime(), meta.ctime_nsec())
-        };
-        #[cfg(not(unix))]
-        let changed = (0, 0);
-        Stamp {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-            changed,
-        }
-    }
-
-    /// Unix milliseconds of the modification time.
-    pub fn updated(&self) -> i64 {
-        self.modified
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_millis() as i64)
-    }
-}
-
-/// A file under `pages/` or `journals/` that is not served, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
-    pub file: String,
-    pub reason: String,
-}
 
 /// How a loaded page relates to what outl last wrote or saw.
 #[derive(Debug)]
@@ -299,14 +254,14 @@ pub fn load(root: &Path, file: &str, config: &GraphConfig) -> Result<Loaded, Str
         .filter(|ids| page.body.count() == ids.len());
     let origin = match current_ids {
         Some(ids) => {
-            ids::assign_preorder(page.blocks_mut(), &ids);
+            carry::assign_preorder(page.blocks_mut(), &ids);
             Origin::Known
         }
         None => match sidecar_text.as_deref().and_then(Sidecar::decode) {
             None => Origin::New,
             Some(sidecar) if sidecar.hash == page.hash => {
                 if page.body.count() == sidecar.ids.len() {
-                    ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
+                    carry::assign_preorder(page.blocks_mut(), &sidecar.ids);
                 } else {
                     // Only a parser change can get here; keep what ids still fit.
                     carry_ids(
@@ -337,7 +292,7 @@ pub fn load(root: &Path, file: &str, config: &GraphConfig) -> Result<Loaded, Str
 pub fn base_page(file: &str, sidecar: &Sidecar, config: &GraphConfig) -> Page {
     let mut page = page_of(file, &sidecar.base, config, 0);
     if page.body.count() == sidecar.ids.len() {
-        ids::assign_preorder(page.blocks_mut(), &sidecar.ids);
+        carry::assign_preorder(page.blocks_mut(), &sidecar.ids);
     }
     page
 }

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
-use super::graph::Graph;
-use super::load::{self, Skipped, Stamp, load_parallel};
+use super::graph::{Graph, Skipped};
+use super::load::{self, load_parallel};
+use super::stamp::Stamp;
 use super::{Workspace, Writer};
 use crate::Error;
 /// Reads look for files changed outside outl at most this often…

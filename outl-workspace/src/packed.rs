@@ -2,9 +2,9 @@
 //! and compressed with LZ4. A few bytes per block instead of a tree of allocations, which is
 //! most of a large workspace's memory (docs/performance.md).
 //!
-//! The encoding is cut into chunks of about [`CHUNK`] bytes at block boundaries, each
-//! compressed on its own, so that one block (a search hit, a tag's holder) is read by
-//! decompressing its chunk alone. A read of the whole page unpacks it into a tree shared with
+//! The encoding is a record per block in document order (see [`Records`]), cut into chunks of
+//! about [`CHUNK`] bytes at block boundaries, each compressed on its own, so that one block (a
+//! search hit, a tag's holder) is read by decompressing its chunk alone. A read of the whole page unpacks it into a tree shared with
 //! the [`Unpacked`] cache, so that a page read again soon (a model reads a page, then its
 //! blocks) is not unpacked again. A write works on the blocks open, and the graph packs the
 //! page it keeps.
@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 use serde::{Serialize, Serializer};
 use thin_vec::ThinVec;
 
-use super::cache;
-use super::model::{Block, BlockList, count_blocks};
+use super::block::{Block, BlockList, count_blocks};
+use super::codec::{self, Corrupt, Decoder, Persist, persist_fields};
 
 /// The blocks of a page.
 #[derive(Clone)]
@@ -187,7 +187,7 @@ impl<'a> BlockReader<'a> {
             let end = chunks.get(at + 1).map_or(usize::MAX, |&(next, _)| next);
             let encoded = decompress(compressed)?;
             let start = if first == 0 {
-                encoded.len() - cache::Records::of_list(&encoded).ok()?.left()
+                encoded.len() - Records::of_list(&encoded).ok()?.left()
             } else {
                 0
             };
@@ -203,7 +203,7 @@ impl<'a> BlockReader<'a> {
         if position < chunk.position {
             (chunk.position, chunk.offset) = (chunk.positions.start, chunk.start);
         }
-        let mut records = cache::Records::from_record(chunk.encoded.get(chunk.offset..)?);
+        let mut records = Records::from_record(chunk.encoded.get(chunk.offset..)?);
         for _ in chunk.position..position {
             records.skip().ok()?;
         }
@@ -211,6 +211,72 @@ impl<'a> BlockReader<'a> {
         chunk.position = position + 1;
         chunk.offset = chunk.encoded.len() - records.left();
         Some(block)
+    }
+}
+
+// `Records` reads this layout one record at a time.
+persist_fields!(Block {
+    id,
+    text,
+    properties,
+    children
+});
+
+/// The blocks of a list [`encode_list`](codec::encode_list) wrote, read one record at a time.
+/// A block's record (id, text, properties, the count of its children) comes right before its
+/// children's, so the records follow each other in document order, and reading them from any
+/// record on needs no tree.
+struct Records<'a> {
+    input: Decoder<'a>,
+}
+
+impl<'a> Records<'a> {
+    /// The records of a whole list: `bytes` starts with the list's count.
+    fn of_list(bytes: &'a [u8]) -> Result<Records<'a>, Corrupt> {
+        let mut input = Decoder::new(bytes);
+        input.take_len()?;
+        Ok(Records { input })
+    }
+
+    /// The records from one on: `bytes` starts where a record does.
+    fn from_record(bytes: &'a [u8]) -> Records<'a> {
+        Records {
+            input: Decoder::new(bytes),
+        }
+    }
+
+    /// Bytes left after the records read so far.
+    fn left(&self) -> usize {
+        self.input.rest().len()
+    }
+
+    /// The next block, without its children.
+    fn next_block(&mut self) -> Result<Block, Corrupt> {
+        let block = Block {
+            id: Persist::take(&mut self.input)?,
+            text: Persist::take(&mut self.input)?,
+            properties: Persist::take(&mut self.input)?,
+            children: ThinVec::new(),
+        };
+        self.skip_children_count()?;
+        Ok(block)
+    }
+
+    /// Passes the next record over.
+    fn skip(&mut self) -> Result<(), Corrupt> {
+        self.input.take_counted()?;
+        self.input.take_counted()?;
+        for _ in 0..self.input.take_len()? {
+            self.input.take_counted()?;
+            self.input.take_counted()?;
+        }
+        self.skip_children_count()
+    }
+
+    /// The children's records follow, maybe past the end of these bytes (a chunk of them):
+    /// their count is not checked against what is left.
+    fn skip_children_count(&mut self) -> Result<(), Corrupt> {
+        usize::take(&mut self.input).map(drop)
     }
 }
 
@@ -224,10 +290,10 @@ fn next_key() -> u64 {
 const CHUNK: usize = 4096;
 
 fn pack(blocks: &[Block]) -> Vec<u8> {
-    let encoded = cache::encode_list(blocks);
+    let encoded = codec::encode_list(blocks);
     // (position of the first block, where the chunk starts in the encoding)
     let mut starts = vec![(0, 0)];
-    if let Ok(mut records) = cache::Records::of_list(&encoded) {
+    if let Ok(mut records) = Records::of_list(&encoded) {
         let mut position = 0;
         while records.left() > 0 && records.skip().is_ok() {
             position += 1;
@@ -303,7 +369,7 @@ fn unpack(bytes: &[u8]) -> Vec<Block> {
         Some(encoded)
     });
     encoded
-        .and_then(|encoded| cache::decode_list(&encoded).ok())
+        .and_then(|encoded| codec::decode_list(&encoded).ok())
         .unwrap_or_else(|| {
             tracing::error!("a page's packed blocks do not unpack; it reads as empty");
             Vec::new()
@@ -403,7 +469,7 @@ mod tests {
 
     use super::*;
     use crate::BlockList;
-    use crate::cache::round_trip;
+    use crate::codec::round_trip;
     use outl_format::Properties;
 
     fn block(id: &str, text: &str, children: Vec<Block>) -> Block {

@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use super::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
+use super::codec::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
 
 /// Bits of a posting that hold the count.
 pub(super) const TF_BITS: u32 = 4;

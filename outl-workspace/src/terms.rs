@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use rust_stemmers::{Algorithm, Stemmer};
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::cache::{Corrupt, Decoder, Encoder, Persist};
+use super::codec::{Corrupt, Decoder, Encoder, Persist};
 
 /// The Snowball stemmers: ISO 639-1 code, English name, algorithm.
 const LANGUAGES: &[(&str, &str, Algorithm)] = &[

@@ -6,7 +6,8 @@
 use super::ids::served_id;
 use thin_vec::ThinVec;
 
-use super::model::{Block, BlockList, Page};
+use super::block::{Block, BlockList};
+use super::model::Page;
 
 /// Where [`Page::put_block`] puts a block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,8 +7,9 @@ use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::numbering::{Held, Tables};
+use crate::block::{Block, BlockList};
 use crate::config::GraphConfig;
-use crate::model::{Block, BlockList, Page};
+use crate::model::Page;
 use outl_format::{self as outline, Properties, Syntax, TaskMarker};
 /// The holders of one key: grouped by page, pages in slug order, a page's in document order.
 pub(super) type Holders = Vec<Held>;

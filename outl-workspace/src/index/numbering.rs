@@ -8,7 +8,8 @@ use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use super::Holder;
-use crate::model::{Block, BlockList, Page};
+use crate::block::{Block, BlockList};
+use crate::model::Page;
 pub(super) fn hash_of(name: &str) -> u64 {
     FxBuildHasher.hash_one(name)
 }

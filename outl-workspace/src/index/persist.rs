@@ -7,7 +7,7 @@ use super::Index;
 use super::contributions::Lists;
 use super::numbering::{Held, Numbering, Tables, hash_of};
 use super::search::Search;
-use crate::cache::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
+use crate::codec::{Corrupt, Decoder, Encoder, Persist, persist_fields, put_all};
 persist_fields!(Index {
     tables,
     lists,
@@ -100,7 +100,7 @@ mod tests {
         index.update(Some(&pages[2]), Some(&taker), &GraphConfig::default());
         pages[2] = taker;
 
-        let mut restored = crate::cache::round_trip(&index).expect("decodes");
+        let mut restored = crate::codec::round_trip(&index).expect("decodes");
         let same = |a: &Index, b: &Index, pages: &[Page]| {
             assert_eq!(observable(a), observable(b));
             assert_eq!(a.block_count(), b.block_count());

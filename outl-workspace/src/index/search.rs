@@ -7,7 +7,8 @@ use compact_str::CompactString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::contributions::keyed_list;
-use crate::model::{Block, BlockList, Page};
+use crate::block::{Block, BlockList};
+use crate::model::Page;
 use crate::postings::{Cursor, Extent, Postings, TF_BITS, TF_PACKED_MAX, posting_block};
 use crate::terms::{Analyzer, Language, is_gram, lone_char};
 use outl_format as outline;

@@ -7,9 +7,10 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::{Change, Draft, History};
-use crate::ids::{self};
+use crate::block::Block;
+use crate::carry;
 use crate::load::{self};
-use crate::model::{Block, Page};
+use crate::model::Page;
 use crate::oplog::{Body, Op, OpKind, PageVersion};
 use crate::{Error, ErrorCode};
 use crate::{Workspace, Writer};
@@ -208,7 +209,7 @@ impl Workspace {
             let after = match (target, target_content) {
                 (Some(version), Some(content)) => {
                     let mut page = load::page_of(&version.file, &content.md, &self.config, 0);
-                    ids::assign_preorder(page.blocks_mut(), &content.ids);
+                    carry::assign_preorder(page.blocks_mut(), &content.ids);
                     Some(Draft {
                         page,
                         md: Some(content.md.clone()),

@@ -13,13 +13,16 @@ use std::collections::{HashMap, HashSet};
 use chrono::NaiveDate;
 use serde_json::json;
 
+use super::block::{Block, BlockList, on_disk_uuid, user_id};
+use super::carry::{self, carry_ids};
 use super::disk;
 use super::graph::Minting;
-use super::ids::{self, carry_ids};
-use super::load::{self, Origin, Stamp};
-use super::model::{Block, BlockList, Page, PageKind};
+use super::ids;
+use super::load::{self, Origin};
+use super::model::{Page, PageKind};
 use super::names;
 use super::oplog::{Body, ChangeContent, Content, Op, OpKind, PageChange, PageVersion};
+use super::stamp::Stamp;
 use super::{Workspace, Writer, content_hash, format};
 use crate::{Error, ErrorCode};
 use outl_format::{self as outline, Properties, Syntax};
@@ -356,7 +359,7 @@ impl Workspace {
             // An `id::` that serves another block (a copy's, which Logseq gives to the first
             // block that has it) is replaced, as Logseq replaces it when it saves the copy.
             let anchor = |block: &mut Block| {
-                if ids::user_id(block).is_some_and(|served| served == block.id.as_str()) {
+                if user_id(block).is_some_and(|served| served == block.id.as_str()) {
                     return;
                 }
                 if let Some(uuid) = ids::anchor_uuid(&block.id) {
@@ -414,7 +417,7 @@ impl Workspace {
         for id in refs {
             if !uuids.contains_key(&id)
                 && let Some(block) = graph.block_alone(&id)
-                && let Some(uuid) = ids::on_disk_uuid(&block, &id)
+                && let Some(uuid) = on_disk_uuid(&block, &id)
             {
                 let uuid = uuid.to_owned();
                 uuids.insert(id, uuid);
@@ -494,7 +497,7 @@ impl Workspace {
                 ));
             }
             if page.body.count() == draft.page.body.count() {
-                ids::assign_preorder(page.blocks_mut(), &preorder_ids(&draft.page.blocks()));
+                carry::assign_preorder(page.blocks_mut(), &preorder_ids(&draft.page.blocks()));
             } else {
                 // The text of a block held markdown that parses as more (or fewer) blocks.
                 carry_ids(&draft.page.blocks(), page.blocks_mut());
@@ -661,7 +664,7 @@ fn collect_uuids_and_refs(
     refs: &mut Vec<String>,
 ) {
     for block in blocks {
-        if let Some(uuid) = ids::on_disk_uuid(block, &block.id) {
+        if let Some(uuid) = on_disk_uuid(block, &block.id) {
             uuids.insert(block.id.to_string(), uuid.to_owned());
         }
         if outline::may_ref(&block.text) {

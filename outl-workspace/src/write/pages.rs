@@ -8,8 +8,9 @@ use serde_json::json;
 
 use super::{Change, Draft, History, exists, not_found, same_content};
 use crate::Workspace;
+use crate::block::Block;
 use crate::config::GraphConfig;
-use crate::model::{Block, Page, PageKind};
+use crate::model::{Page, PageKind};
 use crate::names;
 use crate::oplog::{Op, OpKind};
 use crate::{Error, ErrorCode};

@@ -6,10 +6,10 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 
 use super::{Change, Current, Draft, History, not_found, walk};
-use crate::ids::carry_ids;
+use crate::block::Block;
+use crate::carry::carry_ids;
 use crate::load::{self};
 use crate::merge;
-use crate::model::Block;
 use crate::oplog::{Op, OpKind, PageVersion};
 use crate::sidecar::Sidecar;
 use crate::{Error, ErrorCode};
