@@ -726,12 +726,7 @@ fn new_block(ws: &Workspace, text: &str, syntax: Syntax) -> Result<Block, Error>
     if let Some(misread) = outl_format::misread_line(syntax, text, None) {
         return Err(outl_workspace::misread_text(text, &misread, ""));
     }
-    let draft = Block {
-        id: Default::default(),
-        text: text.to_string(),
-        properties: Properties::new(),
-        children: Default::default(),
-    };
+    let draft = Block::new("", text);
     let mut parsed = ws.parse_blocks(&ws.render_blocks(&[draft]));
     match (parsed.pop(), parsed.is_empty()) {
         (Some(block), true) => Ok(block),

@@ -342,10 +342,8 @@ mod tests {
 
     fn block(id: &str, text: &str, children: Vec<Block>) -> Block {
         Block {
-            id: id.into(),
-            text: text.into(),
-            properties: Properties::new(),
             children: children.into(),
+            ..Block::new(id, text)
         }
     }
 

@@ -207,14 +207,12 @@ pub fn slice_markdown<'m>(md: &'m str, starts: &[usize], window: Window) -> (&'m
 mod tests {
     use super::*;
     use crate::outline::OutlineNode;
-    use outl_format::{Properties, parse_with_starts};
+    use outl_format::parse_with_starts;
 
     fn block(id: &str, children: Vec<Block>) -> Block {
         Block {
-            id: id.into(),
-            text: format!("text of {id}"),
-            properties: Properties::new(),
             children: children.into(),
+            ..Block::new(id, format!("text of {id}"))
         }
     }
 

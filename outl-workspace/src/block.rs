@@ -83,6 +83,16 @@ impl BlockList for [Block] {
 }
 
 impl Block {
+    /// A block of this id and text, without properties or children.
+    pub fn new(id: impl Into<CompactString>, text: impl Into<String>) -> Block {
+        Block {
+            id: id.into(),
+            text: text.into(),
+            properties: Properties::new(),
+            children: ThinVec::new(),
+        }
+    }
+
     /// This block and its descendants in document (pre-)order.
     pub fn collect_preorder<'a>(&'a self, out: &mut Vec<&'a Block>) {
         out.push(self);

@@ -92,14 +92,11 @@ pub fn assign_preorder(blocks: &mut [Block], ids: &[impl AsRef<str>]) {
 mod tests {
     use super::*;
     use crate::ids::{ID_PROPERTY, served_id};
-    use outl_format::Properties;
 
     fn block(id: &str, text: &str, children: Vec<Block>) -> Block {
         Block {
-            id: id.into(),
-            text: text.into(),
-            properties: Properties::new(),
             children: children.into(),
+            ..Block::new(id, text)
         }
     }
 

@@ -92,10 +92,8 @@ mod tests {
 
     fn block(id: &str, children: Vec<Block>) -> Block {
         Block {
-            id: id.into(),
-            text: format!("text of {id}"),
-            properties: Default::default(),
             children: children.into(),
+            ..Block::new(id, format!("text of {id}"))
         }
     }
 
