@@ -7,6 +7,7 @@
 fn ui() {
     let cases = trybuild::TestCases::new();
     cases.pass("tests/ui/pass/*.rs");
+    cases.pass("tests/ui/pass_foreign_context/*.rs");
     cases.compile_fail("tests/ui/*.rs");
     cases.compile_fail("tests/ui/registry_duplicate/*.rs");
     cases.compile_fail("tests/ui/registry_orphan/*.rs");
