@@ -107,16 +107,15 @@ mod tests {
 
     fn page(slug: &str) -> Page {
         Page {
-            slug: slug.into(),
-            name: slug.into(),
-            kind: PageKind::Page,
-            file: format!("pages/{slug}.md"),
-            front_matter: None,
-            properties: Default::default(),
-            body: ThinVec::new().into(),
-            ref_uuids: Default::default(),
-            updated: 0,
             hash: "new".into(),
+            ..Page::new(
+                slug.into(),
+                slug.into(),
+                PageKind::Page,
+                format!("pages/{slug}.md"),
+                Default::default(),
+                ThinVec::new(),
+            )
         }
     }
 

@@ -47,6 +47,30 @@ pub struct Page {
 }
 
 impl Page {
+    /// A page not yet on disk: no front matter and no refs by UUID, its time and hash those
+    /// of the write that puts it there.
+    pub fn new(
+        slug: String,
+        name: String,
+        kind: PageKind,
+        file: String,
+        properties: Properties,
+        blocks: impl Into<Blocks>,
+    ) -> Page {
+        Page {
+            slug,
+            name,
+            kind,
+            file,
+            front_matter: None,
+            properties,
+            body: blocks.into(),
+            ref_uuids: ThinVec::new(),
+            updated: 0,
+            hash: String::new(),
+        }
+    }
+
     /// The page's blocks, unpacked if the page is packed.
     pub fn blocks(&self) -> BlocksRead<'_> {
         self.body.read()

@@ -99,25 +99,21 @@ mod tests {
 
     /// a (b (c), d), e
     fn page() -> Page {
-        Page {
-            slug: "p".into(),
-            name: "p".into(),
-            kind: PageKind::Page,
-            file: "pages/p.md".into(),
-            front_matter: None,
-            properties: Default::default(),
-            body: thin_vec::thin_vec![
-                block(
-                    "a",
-                    vec![block("b", vec![block("c", vec![])]), block("d", vec![])],
-                ),
-                block("e", vec![]),
-            ]
-            .into(),
-            ref_uuids: Default::default(),
-            updated: 0,
-            hash: String::new(),
-        }
+        let blocks = thin_vec::thin_vec![
+            block(
+                "a",
+                vec![block("b", vec![block("c", vec![])]), block("d", vec![])],
+            ),
+            block("e", vec![]),
+        ];
+        Page::new(
+            "p".into(),
+            "p".into(),
+            PageKind::Page,
+            "pages/p.md".into(),
+            Default::default(),
+            blocks,
+        )
     }
 
     /// The outline as `id(children) id …`.

@@ -31,18 +31,14 @@ pub(super) fn page(name: &str, md: &str, id_prefix: &str) -> Page {
         }
     }
     give_ids(&mut blocks, id_prefix, &mut next);
-    Page {
-        slug: slug(name),
-        name: name.to_string(),
-        kind: PageKind::Page,
-        file: format!("pages/{name}.md"),
-        front_matter: None,
+    Page::new(
+        slug(name),
+        name.to_string(),
+        PageKind::Page,
+        format!("pages/{name}.md"),
         properties,
-        body: blocks.into(),
-        ref_uuids: Default::default(),
-        updated: 0,
-        hash: String::new(),
-    }
+        blocks,
+    )
 }
 
 /// Everything the index answers, by page slug and block id (not by number), in the

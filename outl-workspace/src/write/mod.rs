@@ -221,18 +221,7 @@ impl Workspace {
         } else {
             name.to_string()
         };
-        Ok(Page {
-            slug,
-            name,
-            kind,
-            file,
-            front_matter: None,
-            properties,
-            body: blocks.into(),
-            ref_uuids: Default::default(),
-            updated: 0,
-            hash: String::new(),
-        })
+        Ok(Page::new(slug, name, kind, file, properties, blocks))
     }
 
     /// The page as it is on disk now, checked against what outl last wrote (step 2).
