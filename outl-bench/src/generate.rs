@@ -12,7 +12,7 @@
 //! style, unless [`Styles`] asks for the older ones real graphs hold (YAML front matter,
 //! space indents, CRLF line breaks, no final line break, org pages) on a share of the pages.
 //!
-//! The same page count and seed give the same bytes: one [`Rng`] stream drives everything in
+//! The same page count and seed give the same bytes: one `Rng` stream drives everything in
 //! a fixed order, and nothing iterates a hash map. Which pages are styled comes from a second
 //! stream, so styles change how the pages are written, never what they say.
 

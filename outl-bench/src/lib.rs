@@ -8,7 +8,7 @@
 //!
 //! - `gen` writes a deterministic, realistic workspace of any size ([`generate`]).
 //! - `replies` measures every tool's reply as sent, in bytes and o200k tokens, against the
-//!   wire before RFC 0276 ([`prerfc`]), and `tools/list`.
+//!   wire before RFC 0276 (`prerfc`), and `tools/list`.
 //! - `pages` reads every page with `outl_page_get` and sets its tokens against the page's
 //!   markdown.
 //! - `latency` drives the real `outl` binary (the one beside `outl-bench`, or `--outl PATH`)

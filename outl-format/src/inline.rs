@@ -89,7 +89,7 @@ fn is_one(n: &usize) -> bool {
 }
 
 /// Splits a text into tokens. Never fails: what is not markup is text, and so is what
-/// Logseq keeps verbatim (see [`verbatim_lines`]).
+/// Logseq keeps verbatim (see `verbatim_lines`).
 pub fn tokenize(text: &str) -> Vec<Token> {
     let verbatim = verbatim_lines(text);
     if verbatim.is_empty() {

@@ -199,7 +199,7 @@ pub struct ParsedBlock {
 /// A whole page: the properties before the first bullet, then the top-level blocks.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Document {
-    /// The page's YAML front matter as written (see [`front_matter`]); its keys are in
+    /// The page's YAML front matter as written (see `front_matter`); its keys are in
     /// `properties`. It is the file's form, not the outline's: JSON exports leave it out.
     #[serde(skip)]
     pub front_matter: Option<String>,

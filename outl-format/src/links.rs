@@ -30,8 +30,8 @@ pub fn text_links(text: &str) -> TextLinks {
     text_links_in(Syntax::Markdown, text)
 }
 
-/// [`text_links`] of a text of a page in `syntax`: in an org page, `[[target][label]]` links
-/// the page `target` (see [`org_link`]).
+/// `text_links` of a text of a page in `syntax`: in an org page, `[[target][label]]` links
+/// the page `target` (see `org_link`).
 pub fn text_links_in(syntax: Syntax, text: &str) -> TextLinks {
     let mut links = TextLinks::default();
     visit_links(&tokenize(text), &mut |token| match token {

@@ -101,8 +101,8 @@ impl SharedWorkspace {
 }
 
 /// One workspace served over MCP to one session (a stdio connection, a Streamable HTTP
-/// session): the writes its calls make are that session's. [`for_new_session`]
-/// (Self::for_new_session) is cheap: Streamable HTTP makes one per session.
+/// session): the writes its calls make are that session's.
+/// [`for_new_session`](Self::for_new_session) is cheap: Streamable HTTP makes one per session.
 pub struct OutlServer {
     registry: &'static Registry<Outl>,
     workspace: SharedWorkspace,

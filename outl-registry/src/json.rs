@@ -4,7 +4,7 @@
 //! the payload (block texts, mostly plain prose), and the transport writes the JSON-RPC line
 //! around it, where the payload is one long string whose every `"` is escaped again.
 //! `serde_json` looks at a string one byte at a time and hands its formatter one fragment per
-//! escape; [`Serializer`] looks at eight bytes at once and copies whole runs. Everything else
+//! escape; `Serializer` looks at eight bytes at once and copies whole runs. Everything else
 //! (numbers, the order of events, what is an error) is `serde_json`'s: the serializer drives
 //! its [`CompactFormatter`] through the events `serde_json::Serializer` would.
 

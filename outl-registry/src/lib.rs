@@ -364,7 +364,7 @@ impl ToolFields for NoArgs {
 
 /// The `inputSchema` of an argument type: JSON Schema 2020-12 with an object root, subschemas
 /// inlined (only a recursive type keeps `$defs`), and only what a model needs to call the tool
-/// (see [`lean_schema`]). The root's `$schema`, `title` and `description` are left out: MCP's
+/// (see `lean_schema`). The root's `$schema`, `title` and `description` are left out: MCP's
 /// default dialect is 2020-12, the title is the Rust type name, and the type's doc comment is
 /// written for Rust readers while the tool's description already speaks to the model.
 pub fn input_schema_for<A: JsonSchema>() -> Map<String, Value> {

@@ -116,7 +116,7 @@ pub const EXCERPT_CHARS: usize = 60;
 /// excerpt (a parser's own message) is cut there.
 pub const MAX_MESSAGE_CHARS: usize = 500;
 
-/// `text` as an error quotes it: whole when it has at most [`EXCERPT_CHARS`] characters, else
+/// `text` as an error quotes it: whole when it has at most `EXCERPT_CHARS` characters, else
 /// its first ones and a marker that says how long it was: `ssss…[10485760 bytes]`.
 pub fn excerpt(text: &str) -> String {
     match text.char_indices().nth(EXCERPT_CHARS) {
@@ -134,7 +134,7 @@ pub fn quoted(text: &str) -> String {
     }
 }
 
-/// `message` cut after [`MAX_MESSAGE_CHARS`] characters, marked as cut.
+/// `message` cut after `MAX_MESSAGE_CHARS` characters, marked as cut.
 pub fn shortened(message: &str) -> std::borrow::Cow<'_, str> {
     match message.char_indices().nth(MAX_MESSAGE_CHARS) {
         None => std::borrow::Cow::Borrowed(message),

@@ -147,7 +147,7 @@ const UUID_ID_LEN: u32 = 7;
 pub use outl_format::is_uuid;
 
 /// The id a block is served by: a UUID (31 tokens each time a reply carries it) as a short id
-/// derived from it, the same at every open (or the one it encodes, see [`anchor_uuid`]); any
+/// derived from it, the same at every open (or the one it encodes, see `anchor_uuid`); any
 /// other id as it is. Tools take either.
 pub fn served_id(id: &str) -> Cow<'_, str> {
     if !is_uuid(id) {

@@ -77,7 +77,7 @@
 //!    anything is logged. The durable log line is the commit point: from here the op will
 //!    reach the pages.
 //! 5. **Apply**: rename the temp files over the pages and sidecars (each page's rename guarded
-//!    by the bytes staging read, see [`disk::Guard`]: a file another program saved meanwhile is
+//!    by the bytes staging read, see `disk::Guard`: a file another program saved meanwhile is
 //!    kept and its page frozen), unlink deleted pages and the old file of a rename (with their
 //!    sidecars), then fsync the folders whose names changed, again at once; memory follows the
 //!    op meanwhile. Only then is the write acknowledged.

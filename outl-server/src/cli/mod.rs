@@ -77,8 +77,8 @@ pub struct ServeArgs {
     /// Also accept this Host header (e.g. a LAN name); repeatable. Loopback names are always accepted.
     #[arg(long = "allow-host", value_name = "HOST")]
     allow_hosts: Vec<String>,
-    /// Also accept requests from this browser origin (e.g. https://app.example:443); repeatable.
-    /// Loopback origins are always accepted.
+    /// Also accept requests from this browser origin (scheme, host and port, as a browser
+    /// sends it in `Origin`); repeatable. Loopback origins are always accepted.
     #[arg(long = "allow-origin", value_name = "ORIGIN")]
     allow_origins: Vec<String>,
 }

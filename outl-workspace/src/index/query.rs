@@ -36,7 +36,7 @@ pub struct IndexHit {
 
 impl Index {
     /// Full-text search: the pages (journal days aside) whose name or an alias holds every
-    /// term of `query` and every `"quoted phrase"` (see [`ParsedQuery::label_score`]), then
+    /// term of `query` and every `"quoted phrase"` (see `ParsedQuery::label_score`), then
     /// the blocks holding them all, each list best first (BM25, a heading's doubled, then by
     /// page slug and block id); the `limit` hits from `offset` on, and how many there are.
     /// `page` gives the indexed page of a slug; block texts are read only for the hits
